@@ -1,0 +1,53 @@
+// Timing loop and counters shared by every benchmark family (micro and gemm).
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "device_info.cuh"
+#include "timer.cuh"
+
+namespace mh {
+
+struct Timing {
+  int batch = 0;            // launches per timed iteration; 0 = enough for ~target_ms
+  bool flush_l2 = false;    // cold sample: flush L2 before each timed iteration (forces batch 1)
+  double target_ms = 1.0;   // auto batch aims at this much GPU time per event pair
+};
+
+// Times launch() with CUDA events and feeds Google Benchmark per-launch seconds as manual time.
+// One untimed launch first (warm-up: module load, clocks, caches for warm runs).
+template <class Launch>
+void run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
+  GpuTimer timer;
+  std::unique_ptr<L2Flusher> flusher;
+  if (t.flush_l2) {
+    flusher = std::make_unique<L2Flusher>(current_device_facts().l2_bytes);
+    t.batch = 1;
+  }
+  timer.start();
+  launch();
+  timer.stop();
+  const double first_ms = timer.elapsed_ms();
+  int batch = t.batch;
+  if (batch <= 0) batch = static_cast<int>(std::clamp(std::ceil(t.target_ms / std::max(first_ms, 1e-4)), 1.0, 1000.0));
+  for (auto _ : state) {
+    if (flusher) flusher->flush();
+    timer.start();
+    for (int i = 0; i < batch; ++i) launch();
+    timer.stop();
+    state.SetIterationTime(timer.elapsed_ms() * 1e-3 / batch);
+  }
+  state.counters["launches_per_sample"] = batch;
+}
+
+// Per-launch amount -> rate per second of manual time (time is per launch, so per iteration).
+inline benchmark::Counter rate(double per_launch) {
+  return benchmark::Counter(per_launch, benchmark::Counter::kIsIterationInvariantRate);
+}
+// A plain value reported as is (model predictions, ratios).
+inline benchmark::Counter value(double v) { return benchmark::Counter(v); }
+
+}  // namespace mh

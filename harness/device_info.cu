@@ -1,0 +1,125 @@
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "device_buffer.cuh"
+#include "device_info.cuh"
+
+namespace mh {
+namespace {
+
+DeviceFacts g_facts;
+bool g_selected = false;
+
+int attr(cudaDeviceAttr a, int dev) {
+  int v = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+  return v;
+}
+
+// NVML is loaded at run time so that nothing links against the driver's libraries.
+std::string nvml_driver_version() {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return {};
+  using InitFn = int (*)();
+  using VersionFn = int (*)(char*, unsigned);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+  auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+  auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
+  std::string out;
+  char buf[96] = {};
+  if (init && version && init() == 0) {
+    if (version(buf, sizeof buf) == 0) out = buf;
+    if (shutdown) shutdown();
+  }
+  dlclose(lib);
+  return out;
+}
+
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+__global__ void clock_probe_kernel(long long spin_ns, ClockSpan* out) {
+  if (threadIdx.x != 0) return;
+  const long long c0 = clock64(), t0 = global_ns();
+  long long t = t0;
+  while (t - t0 < spin_ns) t = global_ns();
+  out[blockIdx.x] = {clock64() - c0, t - t0};
+}
+
+}  // namespace
+
+std::string gpu_unavailable_reason() {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(err) + ")";
+  }
+  if (n == 0) return "no CUDA device (cudaGetDeviceCount returned 0)";
+  return {};
+}
+
+void select_device(int device) {
+  int n = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&n));
+  if (device < 0 || device >= n)
+    throw std::invalid_argument("device " + std::to_string(device) + " does not exist (" + std::to_string(n) +
+                                " CUDA device(s))");
+  CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  DeviceFacts f;
+  f.device = device;
+  f.gpu_name = p.name;
+  f.cc_major = p.major;
+  f.cc_minor = p.minor;
+  f.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+  f.sm_count = p.multiProcessorCount;
+  f.sm_clock_mhz = attr(cudaDevAttrClockRate, device) / 1000;
+  f.mem_clock_mhz = attr(cudaDevAttrMemoryClockRate, device) / 1000;
+  f.mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, device);
+  f.l2_bytes = static_cast<size_t>(p.l2CacheSize);
+  f.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
+  f.smem_per_block_optin_bytes = p.sharedMemPerBlockOptin;
+  f.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  int drv = 0, rt = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&drv));
+  CUDA_CHECK(cudaRuntimeGetVersion(&rt));
+  f.driver_version = nvml_driver_version();
+  if (f.driver_version.empty()) f.driver_version = version_string(drv);
+  f.runtime_version = version_string(rt);
+  g_facts = f;
+  g_selected = true;
+}
+
+const DeviceFacts& current_device_facts() {
+  if (!g_selected) {
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    select_device(dev);
+  }
+  return g_facts;
+}
+
+double median_mhz(const ClockSpan* spans, int n) {
+  std::vector<double> mhz;
+  for (int i = 0; i < n; ++i)
+    if (spans[i].ns > 0) mhz.push_back(1e3 * static_cast<double>(spans[i].cycles) / static_cast<double>(spans[i].ns));
+  if (mhz.empty()) return 0.0;
+  std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());
+  return mhz[mhz.size() / 2];
+}
+
+double observed_sm_clock_mhz(double spin_ms, double warmup_ms) {
+  const int sms = current_device_facts().sm_count;
+  DeviceBuffer<ClockSpan> spans(sms);
+  clock_probe_kernel<<<sms, 32>>>(static_cast<long long>(warmup_ms * 1e6), spans.data());
+  CUDA_CHECK_LAUNCH("clock_probe_kernel");
+  clock_probe_kernel<<<sms, 32>>>(static_cast<long long>(spin_ms * 1e6), spans.data());
+  CUDA_CHECK_LAUNCH("clock_probe_kernel");
+  std::vector<ClockSpan> host = spans.download();
+  return median_mhz(host.data(), sms);
+}
+
+}  // namespace mh

@@ -1,0 +1,48 @@
+// CUDA-event timer and L2 flush: the two timing primitives every benchmark uses.
+#pragma once
+#include "cuda_check.cuh"
+#include "device_buffer.cuh"
+
+namespace mh {
+
+class GpuTimer {
+ public:
+  GpuTimer() {
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~GpuTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  void start(cudaStream_t s = nullptr) { CUDA_CHECK(cudaEventRecord(start_, s)); }
+  void stop(cudaStream_t s = nullptr) { CUDA_CHECK(cudaEventRecord(stop_, s)); }
+  // Waits for the stop event; a kernel fault surfaces here, named by this call.
+  float elapsed_ms() {
+    CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0.f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+// Writing a buffer twice the L2 size evicts whatever the next kernel would find there.
+class L2Flusher {
+ public:
+  explicit L2Flusher(size_t l2_bytes) : buf_(2 * l2_bytes) {}
+  void flush(cudaStream_t s = nullptr) {
+    CUDA_CHECK(cudaMemsetAsync(buf_.data(), ++value_ & 0xff, buf_.bytes(), s));
+  }
+
+ private:
+  DeviceBuffer<unsigned char> buf_;
+  int value_ = 0;
+};
+
+}  // namespace mh

@@ -1,0 +1,223 @@
+#include "micro/coalescing.cuh"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mh::coalescing {
+namespace {
+
+struct Args {
+  uint64_t region_elems, requests_per_region, requests_per_group;
+  uint32_t stride;
+  int iters;
+  bool per_block;
+};
+
+// Cache at L2 only for hbm/l2 (so a level means what it says); cache in L1 for l1.
+template <bool kL1>
+__device__ __forceinline__ uint32_t load(const uint32_t* p) {
+  uint32_t v;
+  if constexpr (kL1)
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  else
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+// Warp w's i-th request is q = w + i * W within its group; it touches region request q mod R.
+template <bool kWrite, bool kL1>
+__global__ void __launch_bounds__(1024) strided_kernel(uint32_t* buf, Args a, uint32_t* checksum) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t W = a.per_block ? blockDim.x / 32 : uint64_t(gridDim.x) * blockDim.x / 32;
+  const uint64_t w = a.per_block ? threadIdx.x / 32 : (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const uint64_t region = a.per_block ? uint64_t(blockIdx.x) * a.region_elems : 0;
+  const uint64_t R = a.requests_per_region, step = W % R, span = 32ull * a.stride;
+  uint64_t r = w % R, q = w;
+  uint32_t sum = 0;
+  for (int it = 0; it < a.iters; it += kUnroll) {
+    uint64_t idx[kUnroll];
+    bool ok[kUnroll];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      idx[j] = region + r * span + lane * a.stride;
+      ok[j] = q < a.requests_per_group;
+      q += W;
+      r += step;
+      if (r >= R) r -= R;
+    }
+    if constexpr (kWrite) {
+#pragma unroll
+      for (int j = 0; j < kUnroll; ++j)
+        if (ok[j]) buf[idx[j]] = element_value(idx[j]);
+    } else {
+      uint32_t v[kUnroll];
+#pragma unroll
+      for (int j = 0; j < kUnroll; ++j) v[j] = ok[j] ? load<kL1>(buf + idx[j]) : 0u;
+#pragma unroll
+      for (int j = 0; j < kUnroll; ++j) sum += v[j];
+    }
+  }
+  if constexpr (!kWrite) {
+    // One atomic per warp keeps the checksum off the critical path.
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) atomicAdd(checksum, sum);
+  }
+}
+
+__global__ void fill_kernel(uint32_t* buf, uint64_t n) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    buf[i] = element_value(i);
+}
+
+Args args_of(const Plan& p) {
+  return {p.region_elems, p.requests_per_region, p.requests_per_group, static_cast<uint32_t>(p.stride), p.iters,
+          p.per_block_region()};
+}
+
+template <bool kWrite, bool kL1>
+void launch(const Plan& p, uint32_t* buf, uint32_t* checksum, cudaStream_t s) {
+  static bool configured = false;
+  if (kL1 && !configured) {  // the l1 working set wants the whole unified L1, no shared-memory carve-out
+    CUDA_CHECK(cudaFuncSetAttribute(strided_kernel<kWrite, kL1>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+    configured = true;
+  }
+  strided_kernel<kWrite, kL1><<<p.blocks, p.threads, 0, s>>>(buf, args_of(p), checksum);
+  CUDA_CHECK_LAUNCH("strided_kernel");
+}
+
+}  // namespace
+
+Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t region_bytes, int iters) {
+  if (stride < 1) throw std::invalid_argument("stride must be >= 1");
+  if (blocks < 1 || threads < 32 || threads % 32 || threads > 1024)
+    throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024]");
+  Plan p;
+  p.level = level;
+  p.stride = stride;
+  p.blocks = blocks;
+  p.threads = threads;
+  p.region_elems = region_bytes / 4;
+  p.requests_per_region = p.region_elems / (32ull * stride);
+  if (p.requests_per_region == 0) throw std::invalid_argument("working set smaller than one request");
+  if (level != Level::hbm && static_cast<uint64_t>(iters) * p.warps_per_group() < p.requests_per_region)
+    throw std::invalid_argument("iters too small to cover the working set once");
+  const uint64_t W = p.warps_per_group();
+  if (level == Level::hbm) {
+    p.requests_per_group = p.requests_per_region;
+    const uint64_t per_warp = (p.requests_per_region + W - 1) / W;
+    p.iters = static_cast<int>((per_warp + kUnroll - 1) / kUnroll * kUnroll);
+  } else {
+    p.iters = (iters + kUnroll - 1) / kUnroll * kUnroll;
+    p.requests_per_group = W * p.iters;
+  }
+  return p;
+}
+
+void launch_read(const Plan& p, const uint32_t* buf, uint32_t* checksum, cudaStream_t s) {
+  if (p.level == Level::l1)
+    launch<false, true>(p, const_cast<uint32_t*>(buf), checksum, s);
+  else
+    launch<false, false>(p, const_cast<uint32_t*>(buf), checksum, s);
+}
+
+void launch_write(const Plan& p, uint32_t* buf, cudaStream_t s) {
+  if (p.level == Level::l1)
+    launch<true, true>(p, buf, nullptr, s);
+  else
+    launch<true, false>(p, buf, nullptr, s);
+}
+
+void fill_values(uint32_t* buf, uint64_t elems, cudaStream_t s) {
+  fill_kernel<<<1024, 256, 0, s>>>(buf, elems);
+  CUDA_CHECK_LAUNCH("fill_kernel");
+}
+
+uint32_t expected_read_checksum(const Plan& p) {
+  const uint64_t W = p.warps_per_group(), R = p.requests_per_region;
+  uint32_t sum = 0;
+  for (int g = 0; g < p.groups(); ++g)
+    for (uint64_t w = 0; w < W; ++w)
+      for (int i = 0; i < p.iters; ++i) {
+        const uint64_t q = w + uint64_t(i) * W;
+        if (q >= p.requests_per_group) continue;
+        const uint64_t base = uint64_t(g) * p.region_elems + (q % R) * 32ull * p.stride;
+        for (uint64_t lane = 0; lane < 32; ++lane) sum += element_value(base + lane * p.stride);
+      }
+  return sum;
+}
+
+bool element_touched(const Plan& p, uint64_t i) {
+  const uint64_t in_region = i % p.region_elems;
+  const uint64_t span = 32ull * p.stride;
+  if (in_region / span >= p.requests_per_region || (in_region % span) % p.stride) return false;
+  return true;  // make_plan guarantees each group issues every region request at least once
+}
+
+}  // namespace mh::coalescing
+
+// ---- Benchmarks -------------------------------------------------------------------------------
+// Working sets, chosen on purpose (README "Coalescing"):
+//   hbm: 2 GiB, at least 4x L2 and, even at stride >= 8, more touched sectors than L2 holds;
+//        L2 flushed before every sample, each request issued once per launch.
+//   l2:  L2/4 rounded down to a power of two (8 MiB on a 60 MB L2), walked 1024 requests per warp.
+//   l1:  16 KiB per block, 8 blocks per SM = 128 KiB per SM, with the shared-memory carve-out at 0.
+#include "harness/bench.cuh"
+#include "model/access_model.hpp"
+
+namespace {
+using namespace mh;
+using namespace mh::coalescing;
+
+constexpr int kThreads = 256;
+
+Plan bench_plan(Level level, int stride) {
+  const DeviceFacts& f = current_device_facts();
+  const int blocks = f.sm_count * (f.max_threads_per_sm / kThreads);
+  uint64_t l2_pow2 = 1;
+  while (l2_pow2 * 2 <= f.l2_bytes / 4) l2_pow2 *= 2;
+  switch (level) {
+    case Level::hbm: return make_plan(level, stride, blocks, kThreads, std::max<uint64_t>(2ull << 30, 8 * f.l2_bytes), 0);
+    case Level::l2: return make_plan(level, stride, blocks, kThreads, l2_pow2, 1024);
+    default: return make_plan(level, stride, blocks, kThreads, 16 << 10, 2048);
+  }
+}
+
+void BM_coalescing(benchmark::State& st, bool write, Level level) {
+  const Plan p = bench_plan(level, static_cast<int>(st.range(0)));
+  DeviceBuffer<uint32_t> buf(p.buffer_elems());
+  DeviceBuffer<uint32_t> checksum(1);
+  fill_values(buf.data(), p.buffer_elems());
+  checksum.fill_bytes(0);
+  Timing t;
+  t.flush_l2 = level == Level::hbm;
+  run_timed(st, [&] { write ? launch_write(p, buf.data()) : launch_read(p, buf.data(), checksum.data()); }, t);
+  const double requests = static_cast<double>(p.requests_per_launch());
+  const int sectors = model::strided_sectors_per_request(p.stride);
+  st.counters["useful_bytes_per_second"] = rate(requests * 32 * 4);
+  st.counters["bus_bytes_per_second"] = rate(requests * sectors * model::kSectorBytes);
+  st.counters["sectors_per_request"] = value(sectors);
+  st.counters["working_set_bytes"] = value(static_cast<double>(p.buffer_elems()) * 4);
+}
+
+// The reference in the same run: bytes read plus bytes written by a 1 GiB device-to-device copy.
+void BM_memcpy_d2d(benchmark::State& st) {
+  const size_t bytes = 1ull << 30;
+  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  src.fill_bytes(1);
+  run_timed(st, [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice)); });
+  st.counters["bytes_per_second"] = rate(2.0 * bytes);
+}
+
+const bool registered = [] {
+  for (bool write : {false, true})
+    for (Level level : {Level::hbm, Level::l2, Level::l1}) {
+      const std::string name = std::string("coalescing/") + (write ? "write/" : "read/") + level_name(level);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_coalescing, write, level);
+      b->ArgName("stride")->UseManualTime()->Unit(benchmark::kMicrosecond);
+      for (int s : {1, 2, 3, 4, 8, 16, 32, 64, 128}) b->Arg(s);
+    }
+  benchmark::RegisterBenchmark("ceiling/memcpy_d2d", BM_memcpy_d2d)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,50 @@
+// Global-memory coalescing: each lane of a warp touches one 4-byte element at base + lane * stride.
+// Read and write kernels share one address walk; a plan fixes the working set and the work.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "harness/cuda_check.cuh"
+
+namespace mh::coalescing {
+
+enum class Level { hbm, l2, l1 };
+inline const char* level_name(Level l) { return l == Level::hbm ? "hbm" : l == Level::l2 ? "l2" : "l1"; }
+
+constexpr int kUnroll = 8;  // independent requests in flight per thread
+
+// Where a warp's requests go. A "region" is the working set one group of warps walks:
+// the whole grid for hbm/l2, each block on its own for l1 (so it stays in that SM's L1).
+struct Plan {
+  Level level = Level::hbm;
+  int stride = 1;                  // in 4-byte elements
+  int blocks = 0, threads = 0;
+  uint64_t region_elems = 0;       // elements spanned by one region
+  uint64_t requests_per_region = 0;  // R = region_elems / (32 * stride)
+  uint64_t requests_per_group = 0;   // requests one group issues per launch (hbm: exactly R, each once)
+  int iters = 0;                   // requests per warp per launch, a multiple of kUnroll
+  bool per_block_region() const { return level == Level::l1; }
+  int groups() const { return per_block_region() ? blocks : 1; }
+  uint64_t warps_per_group() const { return static_cast<uint64_t>(per_block_region() ? threads : blocks * threads) / 32; }
+  uint64_t buffer_elems() const { return region_elems * groups(); }
+  uint64_t requests_per_launch() const { return requests_per_group * groups(); }
+};
+
+// hbm: region_bytes spans HBM, each request once. l2/l1: `iters` requests per warp wrap around a small region.
+Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t region_bytes, int iters);
+
+// The value the write kernel stores at element i, and the read kernel's data.
+__host__ __device__ inline uint32_t element_value(uint64_t i) {
+  return static_cast<uint32_t>(i) * 2654435761u + static_cast<uint32_t>(i >> 32) + 12345u;
+}
+
+// Launches one pass. Read: adds the sum of every loaded value (mod 2^32) to *checksum.
+void launch_read(const Plan& p, const uint32_t* buf, uint32_t* checksum, cudaStream_t s = nullptr);
+void launch_write(const Plan& p, uint32_t* buf, cudaStream_t s = nullptr);
+void fill_values(uint32_t* buf, uint64_t elems, cudaStream_t s = nullptr);
+
+// Host reference: the checksum one read launch must produce, and whether element i is written.
+uint32_t expected_read_checksum(const Plan& p);
+bool element_touched(const Plan& p, uint64_t i);
+
+}  // namespace mh::coalescing
