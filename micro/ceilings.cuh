@@ -1,0 +1,18 @@
+// Compute ceiling for the roofline: FP32 FMA throughput. (The memory roofs come from the
+// coalescing and shared-memory families: stride 1 reads at each level.)
+#pragma once
+#include <cstdint>
+
+#include "harness/cuda_check.cuh"
+
+namespace mh::ceilings {
+
+constexpr int kFmaChains = 8;  // independent FMA chains per thread: covers the 4-cycle FMA latency
+
+// Each thread runs kFmaChains chains of `iters` FMAs x = x * a + b and writes the sum of its chains.
+void launch_fma(float* out, int blocks, int threads, int iters, float a, float b, cudaStream_t s = nullptr);
+
+// The host replay of one thread's result (IEEE fmaf on both sides: bit-identical per chain).
+float fma_expected(uint32_t thread, int iters, float a, float b);
+
+}  // namespace mh::ceilings

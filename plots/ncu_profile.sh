@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Profiles one launch of each micro pattern and of the GEMM kernels at 4092 and 4096 with Nsight
+# Compute, then tabulates the counters next to the model's predictions (ncu.md).
+# usage: plots/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
+set -euo pipefail
+BENCH=$1 DIR=$2
+FILTER=${NCU_FILTER:-'^(coalescing/|smem_banks/|gemm/[a-z_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/)'}
+METRICS=$(paste -sd, <<'EOF2'
+gpu__time_duration.sum
+l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+smsp__sass_inst_executed_op_shared_ld.sum
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+smsp__sass_inst_executed_op_shared_st.sum
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+sm__warps_active.avg.pct_of_peak_sustained_active
+smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+lts__t_sectors_srcunit_tex_op_read.sum
+dram__bytes_read.sum
+dram__bytes_write.sum
+EOF2
+)
+"$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"
+MH_PROFILE=1 ncu --clock-control none --profile-from-start off --csv --page raw --metrics "$METRICS" \
+  --log-file "$DIR/ncu.csv" "$BENCH" --benchmark_filter="$FILTER" --benchmark_min_time=0 >"$DIR/ncu.log" 2>&1
+python3 "$(dirname "$0")/ncu_table.py" "$DIR/ncu.csv" "$DIR/ncu_order.txt" "$DIR/benchmarks.json" -o "$DIR/ncu.md"
+rm -f "$DIR/ncu.log"
