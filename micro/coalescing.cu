@@ -7,52 +7,48 @@ namespace mh::coalescing {
 namespace {
 
 struct Args {
-  uint64_t region_elems, requests_per_region, requests_per_group;
+  uint32_t mask;  // R - 1
   uint32_t stride;
+  uint64_t region_elems;
   int iters;
   bool per_block;
 };
 
-// Cache at L2 only for hbm/l2 (so a level means what it says); cache in L1 for l1.
+// hbm/l2 loads cache at L2 only (so a level means what it says); l1 loads cache in L1.
 template <bool kL1>
 __device__ __forceinline__ uint32_t load(const uint32_t* p) {
-  uint32_t v;
   if constexpr (kL1)
-    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return __ldca(p);
   else
-    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
+    return __ldcg(p);
 }
 
-// Warp w's i-th request is q = w + i * W within its group; it touches region request q mod R.
+// 32-bit request and element offsets (make_plan keeps a region under 2^32 elements) keep the address
+// arithmetic to a few instructions per load, so that the loads, not the issue slots, set the pace.
 template <bool kWrite, bool kL1>
 __global__ void __launch_bounds__(1024) strided_kernel(uint32_t* buf, Args a, uint32_t* checksum) {
   const uint32_t lane = threadIdx.x & 31;
-  const uint64_t W = a.per_block ? blockDim.x / 32 : uint64_t(gridDim.x) * blockDim.x / 32;
-  const uint64_t w = a.per_block ? threadIdx.x / 32 : (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const uint32_t W = a.per_block ? blockDim.x / 32 : gridDim.x * blockDim.x / 32;
+  const uint32_t w = a.per_block ? threadIdx.x / 32 : (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const uint64_t region = a.per_block ? uint64_t(blockIdx.x) * a.region_elems : 0;
-  const uint64_t R = a.requests_per_region, step = W % R, span = 32ull * a.stride;
-  uint64_t r = w % R, q = w;
+  uint32_t* base = buf + region + lane * a.stride;
+  const uint32_t span = 32 * a.stride;
+  uint32_t r = w & a.mask;
   uint32_t sum = 0;
   for (int it = 0; it < a.iters; it += kUnroll) {
-    uint64_t idx[kUnroll];
-    bool ok[kUnroll];
+    uint32_t off[kUnroll];
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) {
-      idx[j] = region + r * span + lane * a.stride;
-      ok[j] = q < a.requests_per_group;
-      q += W;
-      r += step;
-      if (r >= R) r -= R;
+      off[j] = r * span;
+      r = (r + W) & a.mask;
     }
     if constexpr (kWrite) {
 #pragma unroll
-      for (int j = 0; j < kUnroll; ++j)
-        if (ok[j]) buf[idx[j]] = element_value(idx[j]);
+      for (int j = 0; j < kUnroll; ++j) base[off[j]] = element_value(region + off[j] + lane * a.stride);
     } else {
       uint32_t v[kUnroll];
 #pragma unroll
-      for (int j = 0; j < kUnroll; ++j) v[j] = ok[j] ? load<kL1>(buf + idx[j]) : 0u;
+      for (int j = 0; j < kUnroll; ++j) v[j] = load<kL1>(base + off[j]);
 #pragma unroll
       for (int j = 0; j < kUnroll; ++j) sum += v[j];
     }
@@ -70,8 +66,7 @@ __global__ void fill_kernel(uint32_t* buf, uint64_t n) {
 }
 
 Args args_of(const Plan& p) {
-  return {p.region_elems, p.requests_per_region, p.requests_per_group, static_cast<uint32_t>(p.stride), p.iters,
-          p.per_block_region()};
+  return {p.requests_per_region - 1, static_cast<uint32_t>(p.stride), p.region_elems(), p.iters, p.per_block_region()};
 }
 
 template <bool kWrite, bool kL1>
@@ -87,28 +82,27 @@ void launch(const Plan& p, uint32_t* buf, uint32_t* checksum, cudaStream_t s) {
 
 }  // namespace
 
-Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t region_bytes, int iters) {
-  if (stride < 1) throw std::invalid_argument("stride must be >= 1");
+Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t max_region_bytes, int iters) {
+  if (stride < 1 || stride > 4096) throw std::invalid_argument("stride must be in [1, 4096]");
   if (blocks < 1 || threads < 32 || threads % 32 || threads > 1024)
-    throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024]");
+    throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024], blocks >= 1");
   Plan p;
   p.level = level;
   p.stride = stride;
   p.blocks = blocks;
   p.threads = threads;
-  p.region_elems = region_bytes / 4;
-  p.requests_per_region = p.region_elems / (32ull * stride);
-  if (p.requests_per_region == 0) throw std::invalid_argument("working set smaller than one request");
-  if (level != Level::hbm && static_cast<uint64_t>(iters) * p.warps_per_group() < p.requests_per_region)
-    throw std::invalid_argument("iters too small to cover the working set once");
+  const uint64_t fit = max_region_bytes / (128ull * stride);
+  if (fit == 0) throw std::invalid_argument("working set smaller than one request");
+  uint64_t R = 1;
+  while (R * 2 <= fit && R * 2 * 32 * stride < (1ull << 32)) R *= 2;
+  p.requests_per_region = static_cast<uint32_t>(R);
   const uint64_t W = p.warps_per_group();
   if (level == Level::hbm) {
-    p.requests_per_group = p.requests_per_region;
-    const uint64_t per_warp = (p.requests_per_region + W - 1) / W;
-    p.iters = static_cast<int>((per_warp + kUnroll - 1) / kUnroll * kUnroll);
+    if (R % (W * kUnroll)) throw std::invalid_argument("hbm: warps x kUnroll must divide the requests in the region");
+    p.iters = static_cast<int>(R / W);
   } else {
     p.iters = (iters + kUnroll - 1) / kUnroll * kUnroll;
-    p.requests_per_group = W * p.iters;
+    if (uint64_t(p.iters) * W < R) throw std::invalid_argument("iters too small to cover the working set once");
   }
   return p;
 }
@@ -133,34 +127,30 @@ void fill_values(uint32_t* buf, uint64_t elems, cudaStream_t s) {
 }
 
 uint32_t expected_read_checksum(const Plan& p) {
-  const uint64_t W = p.warps_per_group(), R = p.requests_per_region;
+  const uint32_t W = p.warps_per_group(), mask = p.requests_per_region - 1;
   uint32_t sum = 0;
   for (int g = 0; g < p.groups(); ++g)
-    for (uint64_t w = 0; w < W; ++w)
+    for (uint32_t w = 0; w < W; ++w)
       for (int i = 0; i < p.iters; ++i) {
-        const uint64_t q = w + uint64_t(i) * W;
-        if (q >= p.requests_per_group) continue;
-        const uint64_t base = uint64_t(g) * p.region_elems + (q % R) * 32ull * p.stride;
+        const uint64_t base = g * p.region_elems() + uint64_t((w + uint64_t(i) * W) & mask) * 32 * p.stride;
         for (uint64_t lane = 0; lane < 32; ++lane) sum += element_value(base + lane * p.stride);
       }
   return sum;
 }
 
 bool element_touched(const Plan& p, uint64_t i) {
-  const uint64_t in_region = i % p.region_elems;
-  const uint64_t span = 32ull * p.stride;
-  if (in_region / span >= p.requests_per_region || (in_region % span) % p.stride) return false;
-  return true;  // make_plan guarantees each group issues every region request at least once
+  return (i % p.region_elems()) % p.stride == 0;  // make_plan guarantees every request is made
 }
 
 }  // namespace mh::coalescing
 
 // ---- Benchmarks -------------------------------------------------------------------------------
-// Working sets, chosen on purpose (README "Coalescing"):
-//   hbm: 2 GiB, at least 4x L2 and, even at stride >= 8, more touched sectors than L2 holds;
-//        L2 flushed before every sample, each request issued once per launch.
-//   l2:  L2/4 rounded down to a power of two (8 MiB on a 60 MB L2), walked 1024 requests per warp.
-//   l1:  16 KiB per block, 8 blocks per SM = 128 KiB per SM, with the shared-memory carve-out at 0.
+// Working sets, chosen on purpose (README "Coalescing"); each is a power-of-two number of requests,
+// so it shrinks by up to 2x at strides that are no power of two (counter working_set_bytes):
+//   hbm: up to 2 GiB (>= 4x L2 and, even at stride >= 8, more touched sectors than L2 holds);
+//        L2 flushed before every sample, each request made once per launch.
+//   l2:  up to L2/4 (15 MB on a 60 MB L2), walked 1024 requests per warp per launch.
+//   l1:  up to 16 KiB per block, 8 blocks per SM = 128 KiB per SM, shared-memory carve-out 0.
 #include "harness/bench.cuh"
 #include "model/access_model.hpp"
 
@@ -170,15 +160,16 @@ using namespace mh::coalescing;
 
 constexpr int kThreads = 256;
 
+// hbm/l2: a power-of-two number of warps (so that it divides R), as many as fit resident at once.
 Plan bench_plan(Level level, int stride) {
   const DeviceFacts& f = current_device_facts();
-  const int blocks = f.sm_count * (f.max_threads_per_sm / kThreads);
-  uint64_t l2_pow2 = 1;
-  while (l2_pow2 * 2 <= f.l2_bytes / 4) l2_pow2 *= 2;
+  const int per_sm = f.max_threads_per_sm / kThreads;
+  int grid = 1;
+  while (grid * 2 <= f.sm_count * per_sm) grid *= 2;
   switch (level) {
-    case Level::hbm: return make_plan(level, stride, blocks, kThreads, std::max<uint64_t>(2ull << 30, 8 * f.l2_bytes), 0);
-    case Level::l2: return make_plan(level, stride, blocks, kThreads, l2_pow2, 1024);
-    default: return make_plan(level, stride, blocks, kThreads, 16 << 10, 2048);
+    case Level::hbm: return make_plan(level, stride, grid, kThreads, std::max<uint64_t>(2ull << 30, 8 * f.l2_bytes), 0);
+    case Level::l2: return make_plan(level, stride, grid, kThreads, f.l2_bytes / 4, 1024);
+    default: return make_plan(level, stride, f.sm_count * per_sm, kThreads, 16 << 10, 2048);
   }
 }
 

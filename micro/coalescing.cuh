@@ -13,25 +13,27 @@ inline const char* level_name(Level l) { return l == Level::hbm ? "hbm" : l == L
 
 constexpr int kUnroll = 8;  // independent requests in flight per thread
 
-// Where a warp's requests go. A "region" is the working set one group of warps walks:
-// the whole grid for hbm/l2, each block on its own for l1 (so it stays in that SM's L1).
+// Where a warp's requests go. A "region" is the working set one group of warps walks: the whole
+// grid for hbm/l2, each block on its own for l1 (so it stays in that SM's L1). A region holds R
+// requests, R a power of two, so that the walk wraps with a mask: warp w's i-th request is
+// (w + i * W) mod R, W = warps per group. For hbm, W divides R and each request is made once.
 struct Plan {
   Level level = Level::hbm;
-  int stride = 1;                  // in 4-byte elements
+  int stride = 1;                    // in 4-byte elements
   int blocks = 0, threads = 0;
-  uint64_t region_elems = 0;       // elements spanned by one region
-  uint64_t requests_per_region = 0;  // R = region_elems / (32 * stride)
-  uint64_t requests_per_group = 0;   // requests one group issues per launch (hbm: exactly R, each once)
-  int iters = 0;                   // requests per warp per launch, a multiple of kUnroll
+  uint32_t requests_per_region = 0;  // R, a power of two
+  int iters = 0;                     // requests per warp per launch, a multiple of kUnroll
   bool per_block_region() const { return level == Level::l1; }
   int groups() const { return per_block_region() ? blocks : 1; }
-  uint64_t warps_per_group() const { return static_cast<uint64_t>(per_block_region() ? threads : blocks * threads) / 32; }
-  uint64_t buffer_elems() const { return region_elems * groups(); }
-  uint64_t requests_per_launch() const { return requests_per_group * groups(); }
+  uint32_t warps_per_group() const { return (per_block_region() ? threads : blocks * threads) / 32; }
+  uint64_t region_elems() const { return uint64_t(requests_per_region) * 32 * stride; }
+  uint64_t buffer_elems() const { return region_elems() * groups(); }
+  uint64_t requests_per_launch() const { return uint64_t(warps_per_group()) * iters * groups(); }
 };
 
-// hbm: region_bytes spans HBM, each request once. l2/l1: `iters` requests per warp wrap around a small region.
-Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t region_bytes, int iters);
+// R = the largest power of two with R * 128 * stride <= max_region_bytes. hbm: iters = R / W (W must
+// divide R / kUnroll). l2/l1: `iters` requests per warp, at least enough to cover the region once.
+Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t max_region_bytes, int iters);
 
 // The value the write kernel stores at element i, and the read kernel's data.
 __host__ __device__ inline uint32_t element_value(uint64_t i) {
