@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Nsight Compute counters next to the model's predictions, one row per profiled benchmark.
+
+usage: ncu_table.py NCU.csv ORDER.txt BENCHMARKS.json [-o ncu.md]
+
+NCU.csv is `ncu --csv --page raw` of `MH_PROFILE=1 gpubench` (plots/ncu_profile.sh): each
+benchmark's measured launch follows one mh_profile_marker kernel, in the order of ORDER.txt
+(`gpubench --benchmark_list_tests` with the same filter). The model's numbers come from the
+run's BENCHMARKS.json counters (sectors_per_request, conflict_ways, model_*).
+"""
+import argparse
+import csv
+import io
+import sys
+
+import suite_json
+
+TIME = "gpu__time_duration.sum"
+LD_REQ, LD_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+ST_REQ, ST_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+SH_LD_WF, SH_LD_INST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"
+SH_ST_WF, SH_ST_INST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"
+OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+L2_FROM_L1 = "lts__t_sectors_srcunit_tex_op_read.sum"
+DRAM_RD, DRAM_WR = "dram__bytes_read.sum", "dram__bytes_write.sum"
+MARKER = "mh_profile_marker"
+
+
+class NcuError(Exception):
+    pass
+
+
+def read_groups(path):
+    """The profiled kernels grouped per benchmark: [{metric: value summed over the group's kernels}]."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    start = text.find('"ID",')
+    if start < 0:
+        raise NcuError(f"{path}: no ncu CSV table in it (did ncu run?)")
+    rows = list(csv.DictReader(io.StringIO(text[start:])))
+    groups = []
+    for row in rows:
+        if not row.get("ID"):  # the units row
+            continue
+        if MARKER in row.get("Kernel Name", ""):
+            groups.append({"kernels": 0})
+            continue
+        if not groups:
+            raise NcuError(f"{path}: a kernel before the first {MARKER}")
+        g = groups[-1]
+        g["kernels"] += 1
+        t = _num(row.get(TIME))
+        for key, value in row.items():
+            v = _num(value)
+            if v is None or not key or "__" not in key or key.startswith("device__"):
+                continue
+            if key == OCCUPANCY:  # a percentage: weight by kernel time
+                g[key + "@w"] = g.get(key + "@w", 0.0) + v * (t or 1.0)
+            else:
+                g[key] = g.get(key, 0.0) + v
+        g["@t"] = g.get("@t", 0.0) + (t or 1.0)
+    for g in groups:
+        if OCCUPANCY + "@w" in g:
+            g[OCCUPANCY] = g.pop(OCCUPANCY + "@w") / g["@t"]
+    return groups
+
+
+def _num(s):
+    try:
+        return float(str(s).replace(",", ""))
+    except (TypeError, ValueError):
+        return None
+
+
+def _ratio(g, a, b):
+    return g[a] / g[b] if g.get(b) else float("nan")
+
+
+def _agree(model, measured, rel=0.02):
+    if model != model or measured != measured:
+        return "n/a"
+    return "yes" if abs(model - measured) <= rel * abs(model) + 1e-9 else "**no**"
+
+
+def _fmt(x, digits=3):
+    return "n/a" if x != x else f"{x:.{digits}g}"
+
+
+def tables(pairs):
+    """Markdown for the (record, ncu group) pairs; returns (text, agreeing, compared)."""
+    out, agree, total = [], 0, 0
+
+    def row(cells):
+        out.append("| " + " | ".join(cells) + " |")
+
+    def tally(verdict):
+        nonlocal agree, total
+        if verdict != "n/a":
+            total += 1
+            agree += verdict == "yes"
+        return verdict
+
+    coal = [(r, g) for r, g in pairs if r.fields["family"] == "coalescing"]
+    if coal:
+        out += ["## Global loads and stores: sectors per request", "",
+                "ncu: `l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum / l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum`.", ""]
+        row(["benchmark", "model", "ncu", "agree", "DRAM read+write (MB)"])
+        row(["---"] * 5)
+        for r, g in coal:
+            measured = _ratio(g, LD_SEC, LD_REQ) if r.fields.get("op") == "read" else _ratio(g, ST_SEC, ST_REQ)
+            model = r.get("sectors_per_request")
+            row([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured)),
+                 _fmt((g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6, 4)])
+        out.append("")
+
+    banks = [(r, g) for r, g in pairs if r.fields["family"] == "smem_banks"]
+    if banks:
+        out += ["## Shared memory: wavefronts per instruction (conflict ways)", "",
+                "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`.", ""]
+        row(["benchmark", "model", "ncu", "agree"])
+        row(["---"] * 4)
+        for r, g in banks:
+            store = "store" in r.fields.get("mode", "")
+            measured = _ratio(g, SH_ST_WF, SH_ST_INST) if store else _ratio(g, SH_LD_WF, SH_LD_INST)
+            model = r.get("conflict_ways")
+            row([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured))])
+        out.append("")
+
+    gemm = [(r, g) for r, g in pairs if r.fields["family"] == "gemm"]
+    if gemm:
+        out += ["## GEMM kernels: model / ncu", "",
+                "Global-load sectors per request, shared-load wavefronts per instruction, shared-load bank "
+                "conflicts, achieved occupancy, FFMA thread instructions, L2 sectors read by L1, DRAM bytes. "
+                "Model values come from the `model_*` counters of the same run (blank where the model has none).", ""]
+        cols = [("ld sectors/req", "model_ld_sectors_per_request", lambda g: _ratio(g, LD_SEC, LD_REQ)),
+                ("smem wavefronts/ld", "model_smem_wavefronts_per_ld", lambda g: _ratio(g, SH_LD_WF, SH_LD_INST)),
+                ("bank conflicts (M)", None, lambda g: g.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", float("nan")) / 1e6),
+                ("occupancy %", "model_occupancy_pct", lambda g: g.get(OCCUPANCY, float("nan"))),
+                ("FFMA (G)", "model_ffma_g", lambda g: g.get(FFMA, float("nan")) / 1e9),
+                ("L2 sectors from L1 (M)", "model_l2_sectors_m", lambda g: g.get(L2_FROM_L1, float("nan")) / 1e6),
+                ("DRAM bytes (MB)", "model_dram_mb", lambda g: (g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6)]
+        row(["benchmark"] + [c[0] for c in cols])
+        row(["---"] * (len(cols) + 1))
+        for r, g in gemm:
+            cells = [r.name]
+            for _, key, get in cols:
+                measured = get(g)
+                if key and key in r.median:
+                    model = r.get(key)
+                    cells.append(f"{_fmt(model)} / {_fmt(measured, 4)}")
+                else:
+                    cells.append(_fmt(measured, 4))
+            row(cells)
+        out.append("")
+    return "\n".join(out), agree, total
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("ncu_csv")
+    ap.add_argument("order")
+    ap.add_argument("benchmarks_json")
+    ap.add_argument("-o", "--output")
+    args = ap.parse_args(argv)
+    try:
+        suite = suite_json.load(args.benchmarks_json)
+        groups = read_groups(args.ncu_csv)
+        with open(args.order) as f:
+            names = [line.strip().removesuffix("/manual_time") for line in f if line.strip()]
+        if len(groups) != len(names):
+            raise NcuError(f"{len(groups)} profiled benchmarks in {args.ncu_csv} but {len(names)} names in {args.order}")
+    except (suite_json.SuiteJsonError, NcuError, OSError) as e:
+        print(f"ncu_table.py: error: {e}", file=sys.stderr)
+        return 2
+    pairs = [(suite.by_name[n], g) for n, g in zip(names, groups) if n in suite.by_name]
+    body, agree, total = tables(pairs)
+    text = (f"# Nsight Compute cross-check ({suite.gpu_name})\n\n"
+            f"One profiled launch per benchmark (`ncu --clock-control none`). The model and ncu agree "
+            f"(within 2 %) on {agree} of {total} compared patterns.\n\n" + body)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
