@@ -3,7 +3,6 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -22,12 +21,17 @@ struct Footprint {
 inline Footprint global_footprint(const std::vector<uint64_t>& addrs, int width) {
   if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
     throw std::invalid_argument("access width must be 1, 2, 4, 8 or 16 bytes");
-  std::set<uint64_t> sectors, lines;
+  // Sort and count distinct: the GEMM model calls this millions of times, a std::set is too slow.
+  std::vector<uint64_t> sectors, lines;
   for (uint64_t a : addrs) {
-    for (uint64_t s = a / kSectorBytes; s <= (a + width - 1) / kSectorBytes; ++s) sectors.insert(s);
-    for (uint64_t l = a / kLineBytes; l <= (a + width - 1) / kLineBytes; ++l) lines.insert(l);
+    for (uint64_t s = a / kSectorBytes; s <= (a + width - 1) / kSectorBytes; ++s) sectors.push_back(s);
+    for (uint64_t l = a / kLineBytes; l <= (a + width - 1) / kLineBytes; ++l) lines.push_back(l);
   }
-  return {static_cast<int>(sectors.size()), static_cast<int>(lines.size())};
+  auto distinct = [](std::vector<uint64_t>& v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<int>(std::unique(v.begin(), v.end()) - v.begin());
+  };
+  return {distinct(sectors), distinct(lines)};
 }
 
 // Lane i at base + i * stride_elems * width (stride 0 is a broadcast).
