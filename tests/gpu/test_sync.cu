@@ -1,0 +1,92 @@
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "harness/device_buffer.cuh"
+#include "micro/sync.cuh"
+
+using namespace mh;
+using namespace mh::sync;
+
+namespace {
+
+constexpr int kTestSteps = 8;  // 32 barriers: enough for a missing barrier to show, cheap on the host
+constexpr Kind kAllKinds[] = {Kind::none, Kind::syncthreads, Kind::syncwarp, Kind::named};
+
+// Runs one launch; checks the chain values against the host and that every block recorded a span.
+void expect_matches_host(const Config& c) {
+  DeviceBuffer<uint32_t> out(static_cast<size_t>(c.blocks) * c.threads);
+  DeviceBuffer<ClockSpan> spans(c.blocks);
+  out.fill_bytes(0);
+  spans.fill_bytes(0);
+  launch(c, out.data(), spans.data());
+  const std::vector<uint32_t> got = out.download(), want = expected_out(c);
+  size_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i) wrong += got[i] != want[i];
+  EXPECT_EQ(wrong, 0u) << "of " << got.size() << " threads";
+  size_t empty = 0;
+  for (const ClockSpan& s : spans.download()) empty += s.cycles <= 0 || s.ns <= 0;
+  EXPECT_EQ(empty, 0u) << "blocks without a clock span";
+}
+
+class Sync : public ::testing::TestWithParam<Shape> {};
+
+// Every registered shape, every kernel (the baseline too): exactly B blocks fit, as the benchmark needs.
+TEST_P(Sync, SharedMemoryForcesBlocksPerSm) {
+  REQUIRE_GPU();
+  const Shape s = GetParam();
+  for (Kind k : kAllKinds) {
+    SCOPED_TRACE(kind_name(k));
+    EXPECT_EQ(resident_blocks_per_sm(make_config(k, s.threads, s.blocks_per_sm, kTestSteps)), s.blocks_per_sm);
+  }
+}
+
+TEST_P(Sync, ChainMatchesHost) {
+  REQUIRE_GPU();
+  const Shape s = GetParam();
+  for (Kind k : kAllKinds) {
+    SCOPED_TRACE(kind_name(k));
+    expect_matches_host(make_config(k, s.threads, s.blocks_per_sm, kTestSteps));
+  }
+}
+
+// Each thread reads, right after every barrier, what a thread of another warp (one-warp groups:
+// another lane) wrote right before it: without synchronization some reads would see a stale value.
+TEST_P(Sync, BarrierOrdersSharedMemory) {
+  REQUIRE_GPU();
+  const Shape s = GetParam();
+  for (Kind k : {Kind::syncthreads, Kind::syncwarp, Kind::named}) {
+    SCOPED_TRACE(kind_name(k));
+    expect_matches_host(make_config(k, s.threads, s.blocks_per_sm, kTestSteps, true));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Sync, ::testing::ValuesIn(bench_shapes()), [](const auto& info) {
+  return "t" + std::to_string(info.param.threads) + "_b" + std::to_string(info.param.blocks_per_sm);
+});
+
+TEST(SyncConfig, RejectsBadInput) {
+  REQUIRE_GPU();  // make_config reads the device's shared memory
+  EXPECT_THROW(make_config(Kind::syncthreads, 48, 1, 1), std::invalid_argument);
+  EXPECT_THROW(make_config(Kind::syncthreads, 2048, 1, 1), std::invalid_argument);
+  EXPECT_THROW(make_config(Kind::syncthreads, 32, 0, 1), std::invalid_argument);
+  EXPECT_THROW(make_config(Kind::none, 32, 1, 1, true), std::invalid_argument);
+  EXPECT_THROW(make_config(Kind::syncthreads, 1024, 64, 1), std::invalid_argument);  // too little shared memory
+}
+
+// Host-only: the groups and partners the exchange and the named barrier rely on.
+TEST(SyncGroups, PartnerIsInTheSameGroupAndAnotherWarp) {
+  for (Kind k : {Kind::syncthreads, Kind::syncwarp, Kind::named})
+    for (const Shape& s : bench_shapes())
+      for (int t = 0; t < s.threads; ++t) {
+        const int g = group_size(k, s.threads), p = exchange_partner(k, t, s.threads);
+        ASSERT_EQ(p / g, t / g) << kind_name(k) << " T=" << s.threads << " tid=" << t;
+        if (g > 32) ASSERT_NE(p / 32, t / 32) << kind_name(k) << " T=" << s.threads << " tid=" << t;
+        if (g == 32) ASSERT_EQ(p, t ^ 16) << kind_name(k) << " T=" << s.threads << " tid=" << t;
+      }
+  EXPECT_EQ(group_size(Kind::named, 32), 32);
+  EXPECT_EQ(group_size(Kind::named, 1024), 512);
+}
+
+}  // namespace
