@@ -73,6 +73,10 @@ def _num(s):
         return None
 
 
+def _div(a, b):
+    return a / b if b else float("nan")
+
+
 def _ratio(g, a, b):
     return g[a] / g[b] if g.get(b) else float("nan")
 
@@ -132,25 +136,27 @@ def tables(pairs):
         out += ["## GEMM kernels: model / ncu", "",
                 "Global-load sectors per request, shared-load wavefronts per instruction, shared-load bank "
                 "conflicts, achieved occupancy, FFMA thread instructions, L2 sectors read by L1, DRAM bytes. "
-                "Model values come from the `model_*` counters of the same run (blank where the model has none).", ""]
-        cols = [("ld sectors/req", "model_ld_sectors_per_request", lambda g: _ratio(g, LD_SEC, LD_REQ)),
-                ("smem wavefronts/ld", "model_smem_wavefronts_per_ld", lambda g: _ratio(g, SH_LD_WF, SH_LD_INST)),
-                ("bank conflicts (M)", None, lambda g: g.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", float("nan")) / 1e6),
-                ("occupancy %", "model_occupancy_pct", lambda g: g.get(OCCUPANCY, float("nan"))),
-                ("FFMA (G)", "model_ffma_g", lambda g: g.get(FFMA, float("nan")) / 1e9),
-                ("L2 sectors from L1 (M)", "model_l2_sectors_m", lambda g: g.get(L2_FROM_L1, float("nan")) / 1e6),
-                ("DRAM bytes (MB)", "model_dram_mb", lambda g: (g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6)]
+                "Cells read model / ncu; the model's values are the `model_*` counters of the same run (cuBLAS has none).", ""]
+        # (column, model value from the record's counters or None, ncu value)
+        cols = [("ld sectors/req", lambda r: _div(r.get("model_ld_sectors"), r.get("model_ld_requests")),
+                 lambda g: _ratio(g, LD_SEC, LD_REQ)),
+                ("smem wavefronts/ld", lambda r: _div(r.get("model_lds_wavefronts"), r.get("model_lds_inst")),
+                 lambda g: _ratio(g, SH_LD_WF, SH_LD_INST)),
+                ("bank conflicts (M)", None,
+                 lambda g: g.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", float("nan")) / 1e6),
+                ("occupancy %", lambda r: r.get("model_occupancy_pct"), lambda g: g.get(OCCUPANCY, float("nan"))),
+                ("FFMA (G)", lambda r: r.get("model_ffma_thread") / 1e9, lambda g: g.get(FFMA, float("nan")) / 1e9),
+                ("L2 sectors from L1 (M)", lambda r: r.get("model_l2_read_sectors") / 1e6,
+                 lambda g: g.get(L2_FROM_L1, float("nan")) / 1e6),
+                ("DRAM bytes (MB)", lambda r: r.get("model_dram_bytes") / 1e6,
+                 lambda g: (g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6)]
         row(["benchmark"] + [c[0] for c in cols])
         row(["---"] * (len(cols) + 1))
         for r, g in gemm:
             cells = [r.name]
-            for _, key, get in cols:
-                measured = get(g)
-                if key and key in r.median:
-                    model = r.get(key)
-                    cells.append(f"{_fmt(model)} / {_fmt(measured, 4)}")
-                else:
-                    cells.append(_fmt(measured, 4))
+            for _, model_of, get in cols:
+                model = model_of(r) if model_of else float("nan")
+                cells.append(f"{_fmt(model, 4)} / {_fmt(get(g), 4)}" if model == model else _fmt(get(g), 4))
             row(cells)
         out.append("")
     return "\n".join(out), agree, total

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""GEMM time bounds: the counting model's counts (model_* counters, model/gemm_model.hpp) times unit
+costs measured by the micro benchmarks of the same run. The largest bound is the predicted binding
+resource; measured / bound says how much the model leaves unexplained.
+
+usage: bounds.py BENCHMARKS.json   (prints the Markdown table; report.py includes the same table)
+"""
+import math
+import sys
+
+import suite_json
+
+# Each unit cost and the benchmark it is measured by (README "GEMM bounds").
+UNITS = {
+    "ffma_per_s": "ceiling/fma flops_per_second / 2",
+    "l1_requests_per_s": "coalescing/read/l1/stride:1: useful bytes/s / 128 (one line per request)",
+    "l1_lines_per_s": "coalescing/read/l1/stride:32: useful bytes/s / 128 x 32 lines per request",
+    "l2_bytes_per_s": "coalescing/read/l2/*: the largest bus bytes/s",
+    "hbm_bytes_per_s": "coalescing/read/hbm/stride:1 useful bytes/s",
+    "smem_wavefronts_per_s": "smem_banks/throughput/width:4/stride:1/pad:0 bytes/s / 128",
+    "barrier_s": "syncthreads/threads:1024/blocks_per_sm:2 ns_per_barrier",
+}
+KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded")
+
+
+def unit_costs(suite):
+    """Unit -> value, from the run's medians; a unit whose benchmark is missing is left out."""
+    v = suite.value
+    u = {}
+    if (f := v("ceiling/fma", "flops_per_second")):
+        u["ffma_per_s"] = f / 2
+    if (b := v("coalescing/read/l1/stride:1", "useful_bytes_per_second")):
+        u["l1_requests_per_s"] = b / 128
+    if (b := v("coalescing/read/l1/stride:32", "useful_bytes_per_second")):
+        u["l1_lines_per_s"] = b / 128 * 32
+    l2 = [r.get("bus_bytes_per_second") for r in suite.ok("coalescing")
+          if r.fields.get("op") == "read" and r.fields.get("level") == "l2"]
+    if l2:
+        u["l2_bytes_per_s"] = max(l2)
+    if (b := v("coalescing/read/hbm/stride:1", "useful_bytes_per_second")):
+        u["hbm_bytes_per_s"] = b
+    if (b := v("smem_banks/throughput/width:4/stride:1/pad:0", "bytes_per_second")):
+        u["smem_wavefronts_per_s"] = b / 128
+    if (ns := v("syncthreads/threads:1024/blocks_per_sm:2", "ns_per_barrier")) is not None:
+        u["barrier_s"] = ns * 1e-9
+    return u
+
+
+def bounds(rec, units, sm_count):
+    """Resource -> seconds for one GEMM record (only the resources whose unit cost is known)."""
+    c = rec.get
+    out = {}
+    if "ffma_per_s" in units:
+        out["FMA"] = c("model_ffma_thread") / units["ffma_per_s"]
+    if {"l1_requests_per_s", "l1_lines_per_s"} <= units.keys():
+        out["L1 (requests, lines)"] = max(c("model_ld_requests") / units["l1_requests_per_s"],
+                                          c("model_ld_lines") / units["l1_lines_per_s"])
+    if "l2_bytes_per_s" in units:
+        out["L2"] = c("model_l2_read_sectors") * 32 / units["l2_bytes_per_s"]
+    if "hbm_bytes_per_s" in units:
+        out["HBM"] = c("model_dram_bytes") / units["hbm_bytes_per_s"]
+    if "smem_wavefronts_per_s" in units:
+        out["shared memory"] = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) / units["smem_wavefronts_per_s"]
+    if "barrier_s" in units and sm_count:
+        # Barriers of the blocks resident on one SM overlap: charge them per resident block slot.
+        slots = sm_count * c("model_blocks_per_sm")
+        out["barriers"] = c("model_block_barriers") * units["barrier_s"] / slots
+    return {k: v for k, v in out.items() if not math.isnan(v)}
+
+
+def rows(suite):
+    """[(record, bounds, binding resource, measured seconds)] for every modelled GEMM benchmark."""
+    units = unit_costs(suite)
+    sm = float(suite.context.get("sm_count", 0) or 0)
+    out = []
+    for r in suite.ok("gemm"):
+        if r.fields.get("kernel") not in KERNELS or "model_ffma_thread" not in r.median:
+            continue
+        b = bounds(r, units, sm)
+        if b:
+            out.append((r, b, max(b, key=b.get), r.get(suite_json.TIME)))
+    return out
+
+
+def markdown(suite, only_sizes=None):
+    """The bounds table; only_sizes keeps shapes with m in it (e.g. {4092, 4096})."""
+    units = unit_costs(suite)
+    lines = ["Unit costs, measured in this run:", ""]
+    for key, how in UNITS.items():
+        if key in units:
+            val = units[key]
+            lines.append(f"- `{key}` = {val * 1e9:.3g} ns ({how})" if key == "barrier_s" else f"- `{key}` = {val:.4g} ({how})")
+        else:
+            lines.append(f"- `{key}`: not measured in this run ({how})")
+    lines += ["", "| benchmark | " + " | ".join(["FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers"])
+              + " | binding | measured | measured / bound |", "|" + " --- |" * 10]
+    for r, b, binding, measured in rows(suite):
+        if only_sizes and r.fields.get("m") not in only_sizes:
+            continue
+        cells = [f"{b[k] * 1e3:.3g} ms" if k in b else "n/a" for k in
+                 ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")]
+        lines.append(f"| {r.name} | " + " | ".join(cells) +
+                     f" | {binding} | {measured * 1e3:.3g} ms | {measured / b[binding]:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    suite = suite_json.load_or_exit(argv[0], "bounds.py")
+    print(markdown(suite))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
