@@ -17,7 +17,6 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -40,18 +39,18 @@ inline int smem_wavefronts(const std::vector<uint64_t>& addrs, int width, uint32
   const int lanes_per_phase = kWarpSize * kBankBytes / width;
   int wavefronts = 0;
   for (int first = 0; first < kWarpSize; first += lanes_per_phase) {
-    std::vector<std::set<uint64_t>> bank(kBanks);
+    uint64_t words[kWarpSize];  // a phase asks for at most 32 words; no allocation (the GEMM model calls this a lot)
+    int n = 0;
     for (int lane = first; lane < std::min<int>(first + lanes_per_phase, static_cast<int>(addrs.size())); ++lane) {
       if (!(active >> lane & 1u)) continue;
       if (addrs[lane] % width) throw std::invalid_argument("shared address not aligned to the access width");
-      for (int k = 0; k < width / kBankBytes; ++k) {
-        const uint64_t word = addrs[lane] / kBankBytes + k;
-        bank[word % kBanks].insert(word);
-      }
+      for (int k = 0; k < width / kBankBytes; ++k) words[n++] = addrs[lane] / kBankBytes + k;
     }
-    size_t worst = 0;
-    for (const auto& b : bank) worst = std::max(worst, b.size());
-    wavefronts += static_cast<int>(worst);
+    std::sort(words, words + n);
+    n = static_cast<int>(std::unique(words, words + n) - words);
+    int per_bank[kBanks] = {}, worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] % kBanks]);
+    wavefronts += worst;
   }
   return wavefronts;
 }

@@ -1,0 +1,72 @@
+// Shared-memory bank conflicts: cost by stride, padding, access width and swizzle.
+//
+// Definitions (the patterns are model::SmemPattern; the wavefront model is model/bank_model.hpp):
+//   width W   bytes one lane accesses: 4 (u32, LDS), 8 (v2.u32, LDS.64) or 16 (v4.u32, LDS.128).
+//   stride S  in elements of W bytes: lane i accesses logical element i * S, so stride 1 is contiguous
+//             at every width and stride 0 is a broadcast (every lane the same element).
+//   pad P     the array is a tile of 128-byte rows (epr = 128 / W elements per row); element e sits at
+//             row e / epr, column e % epr, and physically at element row * (epr + P) + col. P counts
+//             elements of W bytes: 1 word per 32-word row at W=4 (as GEMM tiles pad), 16 bytes at W=16
+//             (keeps vector alignment).
+//   swizzle   the same tile unpadded, physical column = col XOR (row mod epr).
+//
+// Forms and counters (every entry also has conflict_ways = the model's wavefronts per warp request,
+// W / 4 when conflict-free):
+//   latency           one warp chases a chain idx = smem[idx] (each lane's slot holds its own address),
+//                     kLatencySteps dependent requests timed by clock64 after one untimed first load:
+//                     cycles_per_access = cycles / kLatencySteps.
+//   throughput,       every SM full of warps issuing independent requests (8 per loop iteration, request
+//   store_throughput  j at the pattern shifted by j elements: a uniform shift permutes the banks and keeps
+//                     the wavefronts). bytes_per_second counts useful bytes = requests * 32 lanes * W,
+//                     a broadcast lane's W bytes too. cycles_per_request = SM clock64 cycles of the loop
+//                     / warp requests per SM; sm_clock_mhz = the SM clock seen over that loop (clock64
+//                     against %globaltimer); warps_per_sm = resident warps.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "harness/device_info.cuh"
+#include "model/bank_model.hpp"
+
+namespace mh::smem_banks {
+
+constexpr int kThreads = 1024;        // throughput block: 32 warps; sm_count x resident blocks fill every SM
+constexpr int kAccessesPerIter = 8;   // independent requests per warp per loop iteration
+constexpr int kLatencySteps = 4096;   // timed dependent loads of the latency chain (a multiple of 8)
+
+// Throughput launch: `blocks` blocks of kThreads, each warp issuing iters * kAccessesPerIter requests.
+struct Plan {
+  model::SmemPattern pattern;
+  int blocks = 1;
+  int iters = 1;
+  uint64_t warps() const { return static_cast<uint64_t>(blocks) * kThreads / 32; }
+  uint64_t requests() const { return warps() * iters * kAccessesPerIter; }
+};
+
+struct LatencyResult {
+  long long cycles;           // clock64 cycles of the kLatencySteps timed loads
+  uint32_t final_offset[32];  // each lane's index at the end of the chain, bytes from the tile start
+};
+
+// Word w of a load table holds word_value(w); the store kernel writes stored_value(w, salt) to word w.
+__host__ __device__ inline uint32_t word_value(uint32_t w) { return w * 2654435761u + 12345u; }
+__host__ __device__ inline uint32_t stored_value(uint32_t w, uint32_t salt) { return word_value(w) ^ salt; }
+
+// Dynamic shared memory of one block (the tile the pattern spans, plus the 7 shifted copies).
+uint32_t table_bytes(const model::SmemPattern& p);
+// Blocks of kThreads resident per SM: a grid of sm_count times this is all resident, evenly spread.
+int resident_blocks_per_sm(const model::SmemPattern& p, bool store);
+
+// Load throughput: warp_sums[w] = warp w's sum (mod 2^32) of every word it loaded; spans[b] = block b's loop.
+// (A sum, not an XOR: XOR cancels the identical values of repeated iterations and broadcast lanes.)
+void launch_load(const Plan& p, uint32_t* warp_sums, ClockSpan* spans, cudaStream_t s = nullptr);
+// Store throughput: then each block copies its tile (table_bytes) to tiles + block * table_bytes / 4.
+void launch_store(const Plan& p, uint32_t salt, uint32_t* tiles, ClockSpan* spans, cudaStream_t s = nullptr);
+// Latency: one warp chases its own slots; out->final_offset[i] must equal lane i's pattern address.
+void launch_latency(const model::SmemPattern& p, LatencyResult* out, cudaStream_t s = nullptr);
+
+// Words one warp touches per loop iteration, with multiplicity (32 lanes x 8 shifts x W / 4 words).
+std::vector<uint32_t> words_per_iteration(const model::SmemPattern& p);
+uint32_t expected_warp_sum(const Plan& p);
+
+}  // namespace mh::smem_banks
