@@ -94,11 +94,11 @@ RUN_DIR=$OUT_ROOT/$SLUG/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$RUN_DIR"
 
 if [[ $QUICK == 1 ]]; then
-  REPS=3 MIN_TIME=0.01
+  REPS=3 MIN_TIME=0.005
   # A subset that still feeds every plot and headline ratio.
   [[ -n $FILTER ]] || FILTER='^(ceiling/|coalescing/read/|smem_banks/throughput/width:4/|syncthreads/threads:(32|256|1024)/|gemm/(smem|cublas)/m:(1024|4092)/)'
 else
-  REPS=5 MIN_TIME=0.05
+  REPS=5 MIN_TIME=0.02
 fi
 FILTER=${FILTER:-.}
 TOTAL=$("$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" | wc -l)

@@ -54,17 +54,19 @@ void run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   const double first_ms = timer.elapsed_ms();
   int batch = t.batch;
   if (batch <= 0) batch = static_cast<int>(std::clamp(std::ceil(t.target_ms / std::max(first_ms, 1e-4)), 1.0, 1000.0));
-  for (auto _ : state) {
+  // One benchmark iteration is one launch: a batch counts `batch` iterations and adds its whole time,
+  // so reported times are per launch and --benchmark_min_time bounds the GPU time actually spent.
+  while (state.KeepRunningBatch(batch)) {
     if (flusher) flusher->flush();
     timer.start();
     for (int i = 0; i < batch; ++i) launch();
     timer.stop();
-    state.SetIterationTime(timer.elapsed_ms() * 1e-3 / batch);
+    state.SetIterationTime(timer.elapsed_ms() * 1e-3);
   }
   state.counters["launches_per_sample"] = batch;
 }
 
-// Per-launch amount -> rate per second of manual time (time is per launch, so per iteration).
+// Per-launch amount -> rate per second of manual time (an iteration is one launch).
 inline benchmark::Counter rate(double per_launch) {
   return benchmark::Counter(per_launch, benchmark::Counter::kIsIterationInvariantRate);
 }
