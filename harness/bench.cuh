@@ -28,10 +28,11 @@ inline bool profiling() {
   return v && *v && *v != '0';
 }
 
-// Times launch() with CUDA events and feeds Google Benchmark per-launch seconds as manual time.
-// One untimed launch first (warm-up: module load, clocks, caches for warm runs).
+// Times launch() with CUDA events and feeds Google Benchmark per-launch seconds as manual time;
+// returns the mean seconds per launch (0 under MH_PROFILE). One untimed launch first (warm-up:
+// module load, clocks, caches for warm runs).
 template <class Launch>
-void run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
+double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   if (profiling()) {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaProfilerStart());
@@ -40,7 +41,7 @@ void run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaProfilerStop());
     for (auto _ : state) state.SetIterationTime(1e-6);  // timings under a profiler mean nothing
-    return;
+    return 0.0;
   }
   GpuTimer timer;
   std::unique_ptr<L2Flusher> flusher;
@@ -56,14 +57,19 @@ void run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   if (batch <= 0) batch = static_cast<int>(std::clamp(std::ceil(t.target_ms / std::max(first_ms, 1e-4)), 1.0, 1000.0));
   // One benchmark iteration is one launch: a batch counts `batch` iterations and adds its whole time,
   // so reported times are per launch and --benchmark_min_time bounds the GPU time actually spent.
+  double seconds = 0, launches = 0;
   while (state.KeepRunningBatch(batch)) {
     if (flusher) flusher->flush();
     timer.start();
     for (int i = 0; i < batch; ++i) launch();
     timer.stop();
-    state.SetIterationTime(timer.elapsed_ms() * 1e-3);
+    const double s = timer.elapsed_ms() * 1e-3;
+    state.SetIterationTime(s);
+    seconds += s;
+    launches += batch;
   }
   state.counters["launches_per_sample"] = batch;
+  return launches > 0 ? seconds / launches : 0.0;
 }
 
 // Per-launch amount -> rate per second of manual time (an iteration is one launch).
