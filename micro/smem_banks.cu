@@ -245,7 +245,8 @@ void BM_throughput(benchmark::State& st, bool store, int width, bool swizzle) {
   const int sms = current_device_facts().sm_count;
   Plan p;
   p.pattern = pattern_of(st, width, swizzle);
-  const int per_sm = resident_blocks_per_sm(p.pattern, store), ways = model::smem_pattern_wavefronts(p.pattern);
+  const int per_sm = resident_blocks_per_sm(p.pattern, store),
+            ways = model::smem_pattern_wavefronts(p.pattern, store ? model::SmemOp::store : model::SmemOp::load);
   const int warps_per_sm = per_sm * kThreads / 32;
   p.blocks = sms * per_sm;
   p.iters = std::max(1, static_cast<int>(kWavefrontsPerSm / (warps_per_sm * kAccessesPerIter * ways)));
@@ -275,7 +276,7 @@ void BM_throughput(benchmark::State& st, bool store, int width, bool swizzle) {
   }
   // Cycles per request on one SM: the launch's event time at the SM clock observed in the kernel
   // (clock64 over %globaltimer), over the requests each SM serves. Not the blocks' own clock64 spans:
-  // on the H200 those cover only ~75 % of the launch (blocks of one SM do not start together).
+  // on the H200 they covered only ~75 % of a launch's event time (why is not established).
   const std::vector<ClockSpan> sp = spans.download();
   const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
   const double requests = static_cast<double>(p.requests());

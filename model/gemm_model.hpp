@@ -154,7 +154,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K)
     std::vector<uint64_t> epi(T);
     for (int lane = 0; lane < T; ++lane) epi[lane] = uint64_t(lane) * as_stride * 4;
     c.sts_inst += c.warps;
-    c.sts_wavefronts += c.warps * smem_wavefronts(epi, 4);
+    c.sts_wavefronts += c.warps * smem_wavefronts(epi, 4, 0xffffffffu, SmemOp::store);
     c.lds_inst += c.warps;
     c.lds_wavefronts += c.warps;
     c.block_barriers += c.blocks;

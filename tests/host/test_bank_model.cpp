@@ -35,6 +35,20 @@ TEST(BankModel, BroadcastIsOneWavefront) {
   EXPECT_EQ(smem_wavefronts(std::vector<uint64_t>(32, 4096 + 68), 4), 1);
 }
 
+// Measured on the H200 with ncu: load phases asking for the same words pair up; store phases never do.
+TEST(BankModel, WideBroadcastLoadsPairTheirPhasesStoresDoNot) {
+  EXPECT_EQ(ways(8, 0), 1);   // half-warps 0-15 and 16-31 ask for the same two words
+  EXPECT_EQ(ways(16, 0), 2);  // quarter-warps pair (0-1, 2-3): two wavefronts, not one
+  EXPECT_EQ(smem_pattern_wavefronts({8, 0}, SmemOp::store), 2);
+  EXPECT_EQ(smem_pattern_wavefronts({16, 0}, SmemOp::store), 4);
+  // Only identical phases pair: stride 1 at width 8 asks for different words in each half-warp.
+  EXPECT_EQ(ways(8, 1), 2);
+  // Quarter-warps 1 and 2 are not a pair even when they ask for the same words.
+  std::vector<uint64_t> a(32);
+  for (int i = 0; i < 32; ++i) a[i] = (i >= 8 && i < 24) ? 0 : 16 * i;
+  EXPECT_EQ(smem_wavefronts(a, 16), 1 + 1 + 1 + 1);
+}
+
 TEST(BankModel, MulticastSharesWords) {
   std::vector<uint64_t> pairs(32), same_bank_pairs(32);
   for (int i = 0; i < 32; ++i) {
