@@ -208,7 +208,7 @@ const bool registered = [] {
       const std::string name = std::string("coalescing/") + (write ? "write/" : "read/") + level_name(level);
       auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_coalescing, write, level);
       b->ArgName("stride")->UseManualTime()->Unit(benchmark::kMicrosecond);
-      for (int s : {1, 2, 3, 4, 8, 16, 32, 64, 128}) b->Arg(s);
+      for (int s : {1, 2, 3, 4, 8, 16, 32, 33, 64, 128}) b->Arg(s);  // 33: one line per lane, no power of two
     }
   benchmark::RegisterBenchmark("ceiling/memcpy_d2d", BM_memcpy_d2d)->UseManualTime()->Unit(benchmark::kMicrosecond);
   return true;

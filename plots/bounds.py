@@ -14,7 +14,9 @@ import suite_json
 UNITS = {
     "ffma_per_s": "ceiling/fma flops_per_second / 2",
     "l1_requests_per_s": "coalescing/read/l1/stride:1: useful bytes/s / 128 (one line per request)",
-    "l1_lines_per_s": "coalescing/read/l1/stride:32: useful bytes/s / 128 x 32 lines per request",
+    "l1_lines_per_s": "coalescing/read/l1/stride:33: useful bytes/s / 128 x 32 lines per request",
+    "l1_lines_per_s_pow2": "coalescing/read/l1/stride:32 (lanes a power of two of bytes apart), likewise",
+    "l1_bytes_per_s": "coalescing/read/l1/*: the largest bus bytes/s (roofline only)",
     "l2_bytes_per_s": "coalescing/read/l2/*: the largest bus bytes/s",
     "hbm_bytes_per_s": "coalescing/read/hbm/stride:1 useful bytes/s",
     "smem_wavefronts_per_s": "smem_banks/throughput/width:4/stride:1/pad:0 bytes/s / 128",
@@ -31,12 +33,16 @@ def unit_costs(suite):
         u["ffma_per_s"] = f / 2
     if (b := v("coalescing/read/l1/stride:1", "useful_bytes_per_second")):
         u["l1_requests_per_s"] = b / 128
-    if (b := v("coalescing/read/l1/stride:32", "useful_bytes_per_second")):
-        u["l1_lines_per_s"] = b / 128 * 32
-    l2 = [r.get("bus_bytes_per_second") for r in suite.ok("coalescing")
-          if r.fields.get("op") == "read" and r.fields.get("level") == "l2"]
-    if l2:
-        u["l2_bytes_per_s"] = max(l2)
+    # L1 tag throughput depends on how far apart the lines are: 32 lines a power of two of bytes
+    # apart went 1 per clock on the H200, 33-float strides faster (README "GEMM bounds").
+    for key, stride in (("l1_lines_per_s", 33), ("l1_lines_per_s_pow2", 32)):
+        if (b := v(f"coalescing/read/l1/stride:{stride}", "useful_bytes_per_second")):
+            u[key] = b / 128 * 32
+    for level in ("l1", "l2"):
+        bus = [r.get("bus_bytes_per_second") for r in suite.ok("coalescing")
+               if r.fields.get("op") == "read" and r.fields.get("level") == level]
+        if bus:
+            u[f"{level}_bytes_per_s"] = max(bus)
     if (b := v("coalescing/read/hbm/stride:1", "useful_bytes_per_second")):
         u["hbm_bytes_per_s"] = b
     if (b := v("smem_banks/throughput/width:4/stride:1/pad:0", "bytes_per_second")):
@@ -52,9 +58,12 @@ def bounds(rec, units, sm_count):
     out = {}
     if "ffma_per_s" in units:
         out["FMA"] = c("model_ffma_thread") / units["ffma_per_s"]
-    if {"l1_requests_per_s", "l1_lines_per_s"} <= units.keys():
+    # The naive kernel's lanes are K floats apart: the power-of-two line rate applies when K is one.
+    k = rec.fields.get("k", 0)
+    lines_key = "l1_lines_per_s_pow2" if rec.fields.get("kernel") == "naive" and k & (k - 1) == 0 else "l1_lines_per_s"
+    if {"l1_requests_per_s", lines_key} <= units.keys():
         out["L1 (requests, lines)"] = max(c("model_ld_requests") / units["l1_requests_per_s"],
-                                          c("model_ld_lines") / units["l1_lines_per_s"])
+                                          c("model_ld_lines") / units[lines_key])
     if "l2_bytes_per_s" in units:
         out["L2"] = c("model_l2_read_sectors") * 32 / units["l2_bytes_per_s"]
     if "hbm_bytes_per_s" in units:

@@ -11,7 +11,7 @@ SHAPE = "m:4092/n:4092/k:4092"
 LEVELS = {
     "HBM": (lambda u: u.get("hbm_bytes_per_s"), lambda r: r.get("model_dram_bytes"), "o"),
     "L2": (lambda u: u.get("l2_bytes_per_s"), lambda r: r.get("model_l2_read_sectors") * 32, "s"),
-    "L1": (lambda u: u.get("l1_lines_per_s", 0) * 128 or None, lambda r: r.get("model_ld_lines") * 128, "^"),
+    "L1": (lambda u: u.get("l1_bytes_per_s"), lambda r: r.get("model_ld_sectors") * 32, "^"),
     "shared": (lambda u: u.get("smem_wavefronts_per_s", 0) * 128 or None,
                lambda r: (r.get("model_lds_wavefronts") + r.get("model_sts_wavefronts")) * 128, "D"),
 }
