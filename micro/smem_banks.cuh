@@ -18,9 +18,9 @@
 //   throughput,       every SM full of warps issuing independent requests (8 per loop iteration, request
 //   store_throughput  j at the pattern shifted by j elements: a uniform shift permutes the banks and keeps
 //                     the wavefronts). bytes_per_second counts useful bytes = requests * 32 lanes * W,
-//                     a broadcast lane's W bytes too. cycles_per_request = SM clock64 cycles of the loop
-//                     / warp requests per SM; sm_clock_mhz = the SM clock seen over that loop (clock64
-//                     against %globaltimer); warps_per_sm = resident warps.
+//                     a broadcast lane's W bytes too. cycles_per_request = the launch's event time x
+//                     sm_clock_mhz / warp requests per SM, where sm_clock_mhz is the SM clock seen over
+//                     the loop (clock64 against %globaltimer); warps_per_sm = resident warps.
 #pragma once
 #include <cstdint>
 #include <vector>
