@@ -140,16 +140,22 @@ if [[ $NCU == 1 ]]; then
   fi
 fi
 
-say "plots and report"
-for script in stride banks sync gemm roofline; do
-  [[ -f plots/$script.py ]] && python3 "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png"
-done
-python3 plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
-
 rc=0
 if [[ -n $COMPARE ]]; then
   say "comparing with $COMPARE"
-  python3 plots/compare.py "$COMPARE" "$RUN_DIR/benchmarks.json" | tee "$RUN_DIR/compare.txt" || rc=${PIPESTATUS[0]}
+  set +e
+  python3 plots/compare.py "$COMPARE" "$RUN_DIR/benchmarks.json" | tee "$RUN_DIR/compare.txt"
+  rc=${PIPESTATUS[0]}
+  set -e
+  [[ $rc -le 1 ]] || die "compare.py could not read $COMPARE"
 fi
+
+say "plots and report"
+for script in stride banks sync gemm roofline; do
+  python3 "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png"
+done
+python3 plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
+
 say "done: $RUN_DIR"
+[[ $rc -eq 0 ]] || echo "run_all.sh: regressions against $COMPARE (see $RUN_DIR/compare.txt)" >&2
 exit $rc

@@ -1,0 +1,71 @@
+"""What every plot script shares: command line, the 'nothing to plot' rule, stride axes, saving."""
+import argparse
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on CI or on the GPU machine
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+import suite_json  # noqa: E402
+
+plain = FuncFormatter(lambda v, _: f"{v:g}")  # 1024, not 2^10 or 1e3
+
+
+def parse_args(prog, doc, argv):
+    """-> (suite, output path). Default output is <dir of the JSON>/<prog>.png, where report.py looks."""
+    p = argparse.ArgumentParser(prog=prog, description=doc)
+    p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
+    p.add_argument("-o", "--output", help="PNG to write (default: <json dir>/%s.png)" % prog)
+    args = p.parse_args(argv)
+    suite = suite_json.load_or_exit(args.json, prog)
+    return suite, args.output or os.path.join(os.path.dirname(os.path.abspath(args.json)), prog + ".png")
+
+
+def note(prog, message):
+    print(f"{prog}: {message}", file=sys.stderr)
+
+
+def nothing_to_plot(prog, suite, what):
+    """No data for this picture is not an error (a partial run), so exit 0 -- but write no PNG,
+    so that report.py, which links only the PNGs that exist, shows no empty picture."""
+    note(prog, f"no {what} benchmarks in {suite.path}; no picture written")
+    return 0
+
+
+def log2_axis(ax, values, axis="x"):
+    """Log2 axis ticked at the measured values (symlog, linear below 1, when 0 is among them). A value within
+    20% of its lower neighbour (33 next to 32) is labelled in a second row so the two labels don't collide."""
+    major, minor = [], []
+    for v in sorted(set(values)):
+        (minor if major and major[-1] > 0 and v / major[-1] < 1.2 else major).append(v)
+    if 0 in major:
+        getattr(ax, f"set_{axis}scale")("symlog", base=2, linthresh=1, linscale=0.7)
+    else:
+        getattr(ax, f"set_{axis}scale")("log", base=2)
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(FixedLocator(major))
+    target.set_major_formatter(plain)
+    target.set_minor_locator(FixedLocator(minor) if minor else NullLocator())
+    target.set_minor_formatter(plain)
+    ax.tick_params(axis=axis, which="minor", pad=13 if axis == "x" else 22, labelsize="small")
+
+
+def log_values_axis(ax, axis="y"):
+    """Log10 axis with plain-number labels (GB/s, cycles) instead of 10^n."""
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(plain)
+    # Label the 2x, 3x and 5x minor ticks too: a decade with only one label is hard to read.
+    target.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
+
+
+def save(fig, suite, title, out, prog):
+    fig.suptitle(f"{title}\n{suite.gpu_name}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(f"{prog}: wrote {out}")
+    return 0

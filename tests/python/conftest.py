@@ -1,0 +1,48 @@
+"""Shared fixtures: synthetic suite JSON (tests/python/synth.py) and a runner for the plots/ scripts."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLOTS = ROOT / "plots"
+sys.path[:0] = [str(PLOTS), str(Path(__file__).parent)]  # import suite_json, the scripts and synth in-process
+
+import synth  # noqa: E402
+
+PLOT_SCRIPTS = ("stride", "banks", "sync", "gemm")
+ALL_SCRIPTS = PLOT_SCRIPTS + ("report", "compare")
+SHAPES = ("1.7.1", "1.8.3")
+
+
+def run(script, *args):
+    """Run plots/<script>.py as a user would; returns CompletedProcess with text stdout/stderr."""
+    return subprocess.run([sys.executable, str(PLOTS / f"{script}.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def make_json(tmp_path):
+    """make_json(name='benchmarks.json', subdir='', **synth.suite_json kwargs) -> path of the written file."""
+    def make(name="benchmarks.json", subdir="", **kw):
+        d = tmp_path / subdir
+        d.mkdir(parents=True, exist_ok=True)
+        return Path(synth.write(d / name, **kw))
+    return make
+
+
+@pytest.fixture(params=SHAPES)
+def suite_file(request, make_json):
+    """A full run (all families, 5 noisy repetitions) in each Google Benchmark version's shape."""
+    return make_json(shape=request.param)
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    def write(doc, name="odd.json"):
+        p = tmp_path / name
+        p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+        return p
+    return write
