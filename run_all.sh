@@ -101,6 +101,9 @@ else
   REPS=5 MIN_TIME=0.02
 fi
 FILTER=${FILTER:-.}
+# Google Benchmark 1.8 wants a unit on --benchmark_min_time ("0.02s"); 1.7 takes a plain number.
+"$BENCH" --benchmark_min_time=${MIN_TIME}s --benchmark_list_tests=true --benchmark_filter=none_at_all >/dev/null 2>&1 &&
+  MIN_TIME=${MIN_TIME}s
 TOTAL=$("$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" | wc -l)
 [[ $TOTAL -gt 0 ]] || die "--filter '$FILTER' matches no benchmark (./$BENCH --benchmark_list_tests lists them)"
 

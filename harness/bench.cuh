@@ -55,6 +55,11 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   const double first_ms = timer.elapsed_ms();
   int batch = t.batch;
   if (batch <= 0) batch = static_cast<int>(std::clamp(std::ceil(t.target_ms / std::max(first_ms, 1e-4)), 1.0, 1000.0));
+  // Every repetition must run exactly max_iterations (Google Benchmark checks it), whatever batch this
+  // repetition's warm-up suggested: take the largest batch that divides it.
+  const auto planned = static_cast<int64_t>(state.max_iterations);
+  batch = static_cast<int>(std::min<int64_t>(batch, planned));
+  while (planned % batch) --batch;
   // One benchmark iteration is one launch: a batch counts `batch` iterations and adds its whole time,
   // so reported times are per launch and --benchmark_min_time bounds the GPU time actually spent.
   double seconds = 0, launches = 0;
