@@ -4,6 +4,9 @@ two-sided Mann-Whitney U test on the repetition samples (as Google Benchmark's t
 
 A benchmark regressed when it got worse by more than --min-change AND p < --alpha. With too few repetitions
 for the test ever to reach p < alpha, the change alone decides and the row is marked '*'.
+Launches shorter than --min-time (per-launch median in the baseline) are compared but never flagged: they
+are launch- and placement-bound, and between two runs of the same code on an H200 they moved by up to 25 %
+while repetitions inside one run agreed to 1 % (README "Regression tracking").
 Exit status: 1 if anything regressed, 0 if not, 2 for an unusable input file.
 """
 import argparse
@@ -41,7 +44,7 @@ def higher_is_better(metric):
     return metric.endswith("_per_second")  # rates; time, cycles, errors: lower is better
 
 
-def compare(base, cont, metric, min_change, alpha):
+def compare(base, cont, metric, min_change, alpha, min_time=0.0):
     """-> (rows, regressed, improved, untested names). Rows: [name, baseline, contender, change, p, verdict]."""
     rows, regressed, improved, untested = [], [], [], []
     for name, b in base.by_name.items():
@@ -56,7 +59,9 @@ def compare(base, cont, metric, min_change, alpha):
         p = p_value(xb, xc) if tested else None
         significant = p < alpha if tested else True
         verdict = ""
-        if worse > min_change and significant:
+        if b.median.get(suite_json.TIME, math.inf) < min_time:
+            verdict = "(short)" if abs(worse) > min_change and significant else ""
+        elif worse > min_change and significant:
             verdict = "REGRESSED"
             regressed.append(name)
         elif -worse > min_change and significant:
@@ -85,6 +90,8 @@ def main(argv=None):
     p.add_argument("contender")
     p.add_argument("--min-change", type=float, default=0.05, help="relative change that counts (default 0.05)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test (default 0.05)")
+    p.add_argument("--min-time", type=float, default=100e-6,
+                   help="seconds per launch below which a change is shown but not flagged (default 1e-4)")
     p.add_argument("--metric", default="time",
                    help="'time' (real_time per launch, the default) or a counter name; counters ending in "
                         "_per_second are higher-is-better, all others lower-is-better")
@@ -99,11 +106,14 @@ def main(argv=None):
                    "changes may come from the hardware, not the code")
         print(f"{PROG}: {warning}", file=sys.stderr)
         out.append(warning)
-    rows, regressed, improved, untested = compare(base, cont, metric, args.min_change, args.alpha)
+    rows, regressed, improved, untested = compare(base, cont, metric, args.min_change, args.alpha, args.min_time)
     direction = "higher" if higher_is_better(metric) else "lower"
     out += [f"metric: {args.metric} ({direction} is better); regressed = worse by more than {args.min_change:.1%} and p < {args.alpha} "
             "(two-sided Mann-Whitney U on the repetitions)", ""]
     out += text_table(["benchmark", "baseline", "contender", "change", "p-value", "verdict"], rows)
+    if any(r[-1] == "(short)" for r in rows):
+        out.append(f"(short): changed by more than {args.min_change:.1%}, but launches under {args.min_time * 1e6:g} µs "
+                   "are not flagged (--min-time)")
     if untested:
         out.append(f"* {len(untested)} benchmark(s) with too few repetitions for the U test to reach "
                    f"p < {args.alpha}: judged on the change alone (use --benchmark_repetitions=9 or more)")

@@ -52,6 +52,16 @@ def test_improvement_is_reported_and_exit_0(make_json):
     assert -23 < float(row(r.stdout, name).split()[5].rstrip("%")) < -17  # change column, about -20%
 
 
+def test_short_launches_are_shown_not_flagged(make_json):
+    """A 10% slower 10 µs GEMM is marked '(short)' and exit 0 by default; --min-time 0 flags it."""
+    name = "gemm/smem/m:256/n:256/k:256"
+    base, cont = make_json("a.json"), make_json("b.json", seed=1, slow={name: 1.10})
+    r = run("compare", base, cont)
+    assert r.returncode == 0 and "(short)" in row(r.stdout, name) and listed(r.stdout, "Regressions") == []
+    r = run("compare", base, cont, "--min-time", "0")
+    assert r.returncode == 1 and listed(r.stdout, "Regressions") == [name]
+
+
 def test_min_change_threshold(make_json):
     base, cont = make_json("a.json"), make_json("b.json", seed=1, slow={SLOWED: 1.10})
     assert run("compare", base, cont, "--min-change", "0.2").returncode == 0
