@@ -59,7 +59,7 @@ def log_values_axis(ax, axis="y"):
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_formatter(plain)
     # Label the 2x, 3x and 5x minor ticks too: a decade with only one label is hard to read.
-    target.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
+    target.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "235" else ""))
 
 
 def save(fig, suite, title, out, prog):
