@@ -10,41 +10,42 @@
 #include <vector>
 
 #include "device_info.cuh"
+#include "registry.cuh"
 
 namespace {
 
-constexpr const char* kUsage = "usage: gpubench [--device N] [Google Benchmark flags, see --help]";
+constexpr const char* kUsage =
+    "usage: gpubench [--device N] [--plan-for DEVICE.json] [Google Benchmark flags, see --help]";
 
-// Removes --device N / --device=N from argv; returns -1 when absent.
-int take_device_flag(int& argc, char** argv) {
-  int device = -1;
+// Removes `--flag V` / `--flag=V` from argv; returns whether it was there (value in *value).
+bool take_flag(int& argc, char** argv, const std::string& flag, std::string* value) {
+  bool found = false;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string v;
-    if (a == "--device") {
-      if (i + 1 >= argc) throw std::invalid_argument("--device needs a number");
-      v = argv[++i];
-    } else if (a.rfind("--device=", 0) == 0) {
-      v = a.substr(9);
+    const std::string a = argv[i];
+    if (a == flag) {
+      if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
+      *value = argv[++i];
+      found = true;
+    } else if (a.rfind(flag + "=", 0) == 0) {
+      *value = a.substr(flag.size() + 1);
+      found = true;
     } else {
       rest.push_back(argv[i]);
-      continue;
     }
-    char* end = nullptr;
-    long d = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || d < 0) throw std::invalid_argument("--device needs a non-negative integer, got '" + v + "'");
-    device = static_cast<int>(d);
   }
   argc = static_cast<int>(rest.size());
   for (size_t i = 0; i < rest.size(); ++i) argv[i] = rest[i];
-  return device;
+  return found;
 }
 
-bool only_listing(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--benchmark_list_tests", 22) == 0 && std::strstr(argv[i], "=false") == nullptr) return true;
-  return false;
+// --device N: -1 when absent. Digits only, at most 4 of them: no sign, no wrap-around.
+int take_device_flag(int& argc, char** argv) {
+  std::string v;
+  if (!take_flag(argc, argv, "--device", &v)) return -1;
+  if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("--device needs a GPU index (a small non-negative integer), got '" + v + "'");
+  return std::stoi(v);
 }
 
 void add_context() {
@@ -53,6 +54,7 @@ void add_context() {
   std::snprintf(clock, sizeof clock, "%.0f", mh::observed_sm_clock_mhz());
   benchmark::AddCustomContext("suite", "gpu-memory-microbench");
   benchmark::AddCustomContext("gpu_name", f.gpu_name);
+  benchmark::AddCustomContext("gpu_uuid", f.gpu_uuid);
   benchmark::AddCustomContext("compute_capability", f.compute_capability);
   benchmark::AddCustomContext("sm_count", std::to_string(f.sm_count));
   benchmark::AddCustomContext("sm_clock_mhz", std::to_string(f.sm_clock_mhz));
@@ -68,21 +70,27 @@ void add_context() {
 int main(int argc, char** argv) {
   try {
     const int device = take_device_flag(argc, argv);
-    const bool listing = only_listing(argc, argv);  // before Initialize consumes the flag
+    std::string facts_file;
+    const bool plan_for = take_flag(argc, argv, "--plan-for", &facts_file);
+    if (plan_for) {  // no GPU needed: what would run on that GPU, and what would be skipped and why
+      if (argc > 1) throw std::invalid_argument(std::string("--plan-for takes no other flag, got '") + argv[1] + "'");
+      mh::print_plan(mh::load_device_facts(facts_file), stdout);
+      return 0;
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
       std::fprintf(stderr, "%s\n", kUsage);
       return 1;
     }
-    if (!listing) {
-      const std::string why = mh::gpu_unavailable_reason();
-      if (!why.empty()) {
-        std::fprintf(stderr, "gpubench: %s\n", why.c_str());
-        return 2;
-      }
-      mh::select_device(device < 0 ? 0 : device);
-      add_context();
+    // Benchmarks are planned from the chosen device's facts, so even a listing needs the GPU.
+    const std::string why = mh::gpu_unavailable_reason();
+    if (!why.empty()) {
+      std::fprintf(stderr, "gpubench: %s\n", why.c_str());
+      return 2;
     }
+    mh::select_device(device < 0 ? 0 : device);
+    mh::register_all(mh::current_device_facts());
+    add_context();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "device_buffer.cuh"
@@ -35,6 +36,18 @@ std::string nvml_driver_version() {
   }
   dlclose(lib);
   return out;
+}
+
+// The unified L1/shared-memory array per SM is not a device attribute; the tuning guides give it per
+// architecture (Turing 96 KiB, A100/H100 256 KiB, GA10x/AD10x 128 KiB, Blackwell 256 KiB / 128 KiB on
+// consumer parts). Unknown: shared memory per SM plus the smallest L1 any of them keeps (28 KiB).
+size_t l1_smem_per_sm(int major, int minor, size_t smem_per_sm) {
+  const int cc = major * 10 + minor;
+  size_t kib = 0;
+  if (cc == 75) kib = 96;
+  else if (cc == 80 || cc == 90 || cc == 100 || cc == 103) kib = 256;
+  else if (cc == 86 || cc == 87 || cc == 89 || cc == 120 || cc == 121) kib = 128;
+  return kib ? kib << 10 : smem_per_sm + (28 << 10);
 }
 
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
@@ -90,6 +103,21 @@ void select_device(int device) {
   f.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
   f.smem_per_block_optin_bytes = p.sharedMemPerBlockOptin;
   f.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  f.max_threads_per_block = p.maxThreadsPerBlock;
+  f.max_blocks_per_sm = attr(cudaDevAttrMaxBlocksPerMultiprocessor, device);
+  f.regs_per_sm = p.regsPerMultiprocessor;
+  f.regs_per_block = p.regsPerBlock;
+  f.global_mem_bytes = p.totalGlobalMem;
+  f.smem_per_block_bytes = p.sharedMemPerBlock;
+  f.reserved_smem_per_block_bytes = attr(cudaDevAttrReservedSharedMemoryPerBlock, device);
+  f.l1_smem_per_sm_bytes = l1_smem_per_sm(p.major, p.minor, p.sharedMemPerMultiprocessor);
+  {
+    char uuid[64];
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                  u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    f.gpu_uuid = uuid;
+  }
   int drv = 0, rt = 0;
   CUDA_CHECK(cudaDriverGetVersion(&drv));
   CUDA_CHECK(cudaRuntimeGetVersion(&rt));

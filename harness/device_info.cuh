@@ -4,25 +4,10 @@
 #include <string>
 
 #include "cuda_check.cuh"
+#include "device_facts.hpp"
 
 namespace mh {
 
-struct DeviceFacts {
-  int device = 0;
-  std::string gpu_name;
-  std::string compute_capability;  // "9.0"
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  int sm_clock_mhz = 0;   // peak, as the driver reports it
-  int mem_clock_mhz = 0;  // peak
-  int mem_bus_bits = 0;
-  size_t l2_bytes = 0;
-  size_t smem_per_sm_bytes = 0;
-  size_t smem_per_block_optin_bytes = 0;
-  int max_threads_per_sm = 0;
-  std::string driver_version;   // NVML's "580.159.04" when NVML loads, else the CUDA driver API version
-  std::string runtime_version;  // "13.0"
-};
 
 // Empty string when a device is usable; else why not (one line).
 std::string gpu_unavailable_reason();

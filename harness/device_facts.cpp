@@ -1,0 +1,191 @@
+#include "harness/device_facts.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace mh {
+namespace {
+
+// A flat JSON object: "key": number | "string" | true/false/null, nothing nested. Enough for
+// devices/*.json; anything else is refused with the offending position.
+std::map<std::string, std::string> parse_flat_json(const std::string& text, const std::string& path) {
+  std::map<std::string, std::string> out;
+  size_t i = 0;
+  auto fail = [&](const std::string& what) -> void {
+    throw std::invalid_argument(path + ": " + what + " at byte " + std::to_string(i));
+  };
+  auto ws = [&] { while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i; };
+  auto str = [&]() -> std::string {
+    if (text[i] != '"') fail("expected a string");
+    std::string s;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+      s += text[i];
+    }
+    if (i >= text.size()) fail("unterminated string");
+    ++i;
+    return s;
+  };
+  ws();
+  if (i >= text.size() || text[i] != '{') fail("expected '{'");
+  ++i;
+  ws();
+  if (i < text.size() && text[i] == '}') return out;
+  while (true) {
+    ws();
+    const std::string key = str();
+    ws();
+    if (i >= text.size() || text[i] != ':') fail("expected ':'");
+    ++i;
+    ws();
+    if (i >= text.size()) fail("missing value");
+    if (text[i] == '"') {
+      out[key] = str();
+    } else if (text[i] == '{' || text[i] == '[') {
+      // nested values (e.g. a "source" list) are allowed and ignored
+      const char open = text[i], close = open == '{' ? '}' : ']';
+      int depth = 0;
+      for (; i < text.size(); ++i) {
+        if (text[i] == open) ++depth;
+        if (text[i] == close && --depth == 0) break;
+      }
+      if (i >= text.size()) fail("unterminated value");
+      ++i;
+    } else {
+      const size_t start = i;
+      while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      out[key] = text.substr(start, i - start);
+    }
+    ws();
+    if (i < text.size() && text[i] == ',') { ++i; continue; }
+    if (i < text.size() && text[i] == '}') break;
+    fail("expected ',' or '}'");
+  }
+  return out;
+}
+
+long long number(const std::map<std::string, std::string>& kv, const std::string& key, const std::string& path,
+                 long long lo, long long hi) {
+  auto it = kv.find(key);
+  if (it == kv.end()) throw std::invalid_argument(path + ": missing key \"" + key + "\"");
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || v != static_cast<double>(static_cast<long long>(v)) || v < lo || v > hi)
+    throw std::invalid_argument(path + ": \"" + key + "\" must be an integer in [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "], got " + it->second);
+  return static_cast<long long>(v);
+}
+
+std::string text_of(const std::map<std::string, std::string>& kv, const std::string& key, const std::string& fallback = "") {
+  auto it = kv.find(key);
+  return it == kv.end() ? fallback : it->second;
+}
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+}  // namespace
+
+DeviceFacts load_device_facts(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto kv = parse_flat_json(ss.str(), path);
+  constexpr long long kMaxBytes = 1ll << 50;
+  DeviceFacts f;
+  f.gpu_name = text_of(kv, "gpu_name");
+  if (f.gpu_name.empty()) throw std::invalid_argument(path + ": missing key \"gpu_name\"");
+  f.compute_capability = text_of(kv, "compute_capability");
+  const size_t dot = f.compute_capability.find('.');
+  if (dot == std::string::npos) throw std::invalid_argument(path + ": \"compute_capability\" must look like \"9.0\"");
+  f.cc_major = std::atoi(f.compute_capability.substr(0, dot).c_str());
+  f.cc_minor = std::atoi(f.compute_capability.substr(dot + 1).c_str());
+  if (f.cc_major < 7 || f.cc_major > 12) throw std::invalid_argument(path + ": compute capability " + f.compute_capability + " is not one the suite builds for (7.5 and newer)");
+  f.sm_count = static_cast<int>(number(kv, "sm_count", path, 1, 1024));
+  f.sm_clock_mhz = static_cast<int>(number(kv, "sm_clock_mhz", path, 100, 5000));
+  f.mem_clock_mhz = static_cast<int>(number(kv, "mem_clock_mhz", path, 100, 50000));
+  f.mem_bus_bits = static_cast<int>(number(kv, "mem_bus_bits", path, 32, 16384));
+  f.l2_bytes = static_cast<size_t>(number(kv, "l2_bytes", path, 1 << 16, kMaxBytes));
+  f.global_mem_bytes = static_cast<size_t>(number(kv, "global_mem_bytes", path, 1ll << 28, kMaxBytes));
+  f.smem_per_sm_bytes = static_cast<size_t>(number(kv, "smem_per_sm_bytes", path, 16 << 10, 1 << 20));
+  f.smem_per_block_bytes = static_cast<size_t>(number(kv, "smem_per_block_bytes", path, 16 << 10, 1 << 20));
+  f.smem_per_block_optin_bytes = static_cast<size_t>(number(kv, "smem_per_block_optin_bytes", path, 16 << 10, 1 << 20));
+  f.reserved_smem_per_block_bytes = static_cast<size_t>(number(kv, "reserved_smem_per_block_bytes", path, 0, 1 << 16));
+  f.l1_smem_per_sm_bytes = static_cast<size_t>(number(kv, "l1_smem_per_sm_bytes", path, 32 << 10, 1 << 20));
+  f.max_threads_per_sm = static_cast<int>(number(kv, "max_threads_per_sm", path, 256, 4096));
+  f.max_threads_per_block = static_cast<int>(number(kv, "max_threads_per_block", path, 256, 4096));
+  f.max_blocks_per_sm = static_cast<int>(number(kv, "max_blocks_per_sm", path, 1, 64));
+  f.regs_per_sm = static_cast<int>(number(kv, "regs_per_sm", path, 16384, 1 << 20));
+  f.regs_per_block = static_cast<int>(number(kv, "regs_per_block", path, 16384, 1 << 20));
+  f.driver_version = text_of(kv, "driver_version", "(facts file)");
+  f.runtime_version = text_of(kv, "runtime_version", "(facts file)");
+  if (f.smem_per_block_optin_bytes > f.smem_per_sm_bytes || f.smem_per_block_bytes > f.smem_per_block_optin_bytes)
+    throw std::invalid_argument(path + ": shared memory per block exceeds shared memory per SM");
+  return f;
+}
+
+int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs) {
+  if (threads <= 0 || threads > f.max_threads_per_block) return 0;
+  int n = std::min(f.max_blocks_per_sm, f.max_threads_per_sm / threads);
+  if (smem > 0 || f.reserved_smem_per_block_bytes > 0) {
+    const size_t per_block = smem + f.reserved_smem_per_block_bytes;
+    if (smem > f.smem_per_block_optin_bytes) return 0;
+    n = std::min<long long>(n, static_cast<long long>(f.smem_per_sm_bytes / per_block));
+  }
+  if (regs > 0) {
+    const int warps = (threads + 31) / 32;
+    const int per_warp = (regs * 32 + 255) / 256 * 256;  // allocation granularity: 256 registers per warp
+    if (per_warp * warps > f.regs_per_block) return 0;
+    n = std::min(n, f.regs_per_sm / (per_warp * warps));
+  }
+  return std::max(n, 0);
+}
+
+std::string check_launch(const DeviceFacts& f, const Launch& l) {
+  if (l.device_bytes > f.global_mem_bytes)
+    return "needs " + human_bytes(static_cast<double>(l.device_bytes)) + " of device memory, the GPU has " +
+           human_bytes(static_cast<double>(f.global_mem_bytes));
+  if (l.threads == 0) return {};
+  if (l.threads < 0 || l.threads > f.max_threads_per_block)
+    return std::to_string(l.threads) + " threads per block; the GPU allows " + std::to_string(f.max_threads_per_block);
+  if (l.smem_per_block > f.smem_per_block_optin_bytes)
+    return human_bytes(static_cast<double>(l.smem_per_block)) + " of shared memory per block; the GPU allows " +
+           human_bytes(static_cast<double>(f.smem_per_block_optin_bytes));
+  const int fit = blocks_per_sm(f, l.threads, l.smem_per_block, l.regs_per_thread);
+  if (fit < 1) return "no block of " + std::to_string(l.threads) + " threads fits on one SM";
+  if (l.blocks_per_sm > fit)
+    return std::to_string(l.blocks_per_sm) + " blocks of " + std::to_string(l.threads) + " threads per SM wanted, " +
+           std::to_string(fit) + " fit (" + std::to_string(f.max_threads_per_sm) + " threads, " +
+           std::to_string(f.max_blocks_per_sm) + " blocks, " + human_bytes(static_cast<double>(f.smem_per_sm_bytes)) +
+           " shared memory, " + std::to_string(f.regs_per_sm) + " registers per SM)";
+  return {};
+}
+
+std::string describe(const Launch& l) {
+  std::string s;
+  if (l.threads > 0) {
+    s = "threads=" + std::to_string(l.threads) + " blocks=" + std::to_string(l.blocks);
+    if (l.blocks_per_sm > 0) s += " (" + std::to_string(l.blocks_per_sm) + "/SM)";
+    s += " smem=" + human_bytes(static_cast<double>(l.smem_per_block));
+    if (l.regs_per_thread > 0) s += " regs<=" + std::to_string(l.regs_per_thread);
+  } else {
+    s = "no kernel of ours";
+  }
+  if (l.device_bytes > 0) s += " mem=" + human_bytes(static_cast<double>(l.device_bytes));
+  if (!l.note.empty()) s += " " + l.note;
+  return s;
+}
+
+}  // namespace mh

@@ -1,0 +1,122 @@
+#include "harness/registry.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "harness/cuda_check.cuh"
+
+namespace mh {
+namespace {
+
+std::vector<Family>& table() {
+  static std::vector<Family> t;  // function-local: safe from static-initialization order
+  return t;
+}
+
+// SkipWithMessage exists from Google Benchmark 1.8 on; detect it rather than the version.
+template <class S, class = void>
+struct has_skip_with_message : std::false_type {};
+template <class S>
+struct has_skip_with_message<S, std::void_t<decltype(std::declval<S&>().SkipWithMessage(std::string()))>>
+    : std::true_type {};
+
+template <class S>
+void skip_state(S& st, const std::string& reason) {
+  if constexpr (has_skip_with_message<S>::value)
+    st.SkipWithMessage(reason);
+  else
+    st.SkipWithError((kSkipPrefix + reason).c_str());
+}
+
+// Google Benchmark 1.7 wants const char*, 1.8 std::string; both take a C string.
+void error_state(benchmark::State& st, const std::string& what) { st.SkipWithError(what.c_str()); }
+
+class RunPlanner final : public Planner {
+ public:
+  explicit RunPlanner(const DeviceFacts& f) : f_(f) {}
+  const DeviceFacts& facts() const override { return f_; }
+  void add(const std::string& name, const Launch&, Body body) override {
+    auto run = [body = std::move(body)](benchmark::State& st) {
+      // One benchmark's failure is that benchmark's: the run goes on (a sticky CUDA error, such as an
+      // illegal address, still poisons the context for the benchmarks after it).
+      try {
+        body(st);
+      } catch (const std::exception& e) {
+        error_state(st, e.what());
+      }
+    };
+    benchmark::RegisterBenchmark(name.c_str(), run)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
+  void skip(const std::string& name, const std::string& reason) override {
+    std::fprintf(stderr, "gpubench: skipping %s: %s\n", name.c_str(), reason.c_str());
+    benchmark::RegisterBenchmark(name.c_str(), [reason](benchmark::State& st) {
+      skip_state(st, reason);
+      for (auto _ : st) {}  // 1.7 runs the loop once even after a skip; harmless here
+    })->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(1);
+  }
+  void context(const std::string& key, const std::string& value) override { benchmark::AddCustomContext(key, value); }
+
+ private:
+  const DeviceFacts& f_;
+};
+
+class PrintPlanner final : public Planner {
+ public:
+  PrintPlanner(const DeviceFacts& f, std::FILE* out) : f_(f), out_(out) {}
+  const DeviceFacts& facts() const override { return f_; }
+  void add(const std::string& name, const Launch& l, Body) override {
+    const std::string why = check_launch(f_, l);
+    if (!why.empty()) throw std::logic_error(name + ": planned a launch that cannot run here: " + why);
+    std::fprintf(out_, "run   %-60s %s\n", name.c_str(), describe(l).c_str());
+    ++added;
+  }
+  void skip(const std::string& name, const std::string& reason) override {
+    std::fprintf(out_, "skip  %-60s %s\n", name.c_str(), reason.c_str());
+    ++skipped;
+  }
+  void context(const std::string& key, const std::string& value) override {
+    std::fprintf(out_, "ctx   %-60s %s\n", key.c_str(), value.c_str());
+  }
+  int added = 0, skipped = 0;
+
+ private:
+  const DeviceFacts& f_;
+  std::FILE* out_;
+};
+
+}  // namespace
+
+bool add_family(const char* name, PlanFn plan) {
+  table().push_back({name, plan});
+  return true;
+}
+
+std::vector<Family> families() {
+  std::vector<Family> t = table();
+  std::stable_sort(t.begin(), t.end(), [](const Family& a, const Family& b) { return std::strcmp(a.name, b.name) < 0; });
+  return t;
+}
+
+void plan_all(Planner& p) {
+  for (const Family& fam : families()) fam.plan(p);
+}
+
+void skip_benchmark(benchmark::State& st, const std::string& reason) { skip_state(st, reason); }
+
+void register_all(const DeviceFacts& f) {
+  RunPlanner p(f);
+  plan_all(p);
+}
+
+int print_plan(const DeviceFacts& f, std::FILE* out) {
+  PrintPlanner p(f, out);
+  plan_all(p);
+  std::fprintf(out, "# %s: %d benchmarks planned, %d skipped\n", f.gpu_name.c_str(), p.added, p.skipped);
+  return p.added;
+}
+
+}  // namespace mh

@@ -1,0 +1,78 @@
+// Families plan their benchmarks from the device's facts, after the device is chosen.
+//
+// Each family file ends with MH_FAMILY("name", plan_fn). plan_fn(Planner&) reads planner.facts()
+// (real, or loaded from a devices/*.json file by `gpubench --plan-for`), and for every configuration
+// either add()s a benchmark with the Launch it needs, or skip()s it with a reason. Nothing in a plan
+// function may touch the GPU: --plan-for and the DeviceFacts* host tests run them without one.
+//
+// The run planner registers each added benchmark with Google Benchmark under its full public name
+// (manual time, microseconds); a skip becomes a benchmark that reports "skipped: <reason>". A
+// CudaError or std::exception thrown inside a body fails that benchmark alone, with the error text.
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/device_facts.hpp"
+
+namespace mh {
+
+using Body = std::function<void(benchmark::State&)>;
+
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  virtual const DeviceFacts& facts() const = 0;
+  // name: the full public name, e.g. "coalescing/read/hbm/stride:1" (Google Benchmark appends
+  // "/manual_time"). launch: what it asks of the device; it must be resident (check_launch()).
+  virtual void add(const std::string& name, const Launch& launch, Body body) = 0;
+  virtual void skip(const std::string& name, const std::string& reason) = 0;
+  // A JSON context entry the family wants to publish (e.g. the tile parameters a sweep chose).
+  virtual void context(const std::string& key, const std::string& value) = 0;
+
+  // add() when check_launch() accepts the launch on this device, else skip() with its reason.
+  void add_if_resident(const std::string& name, const Launch& launch, Body body) {
+    const std::string why = check_launch(facts(), launch);
+    if (why.empty())
+      add(name, launch, std::move(body));
+    else
+      skip(name, why);
+  }
+};
+
+using PlanFn = void (*)(Planner&);
+
+struct Family {
+  const char* name;  // the first segment of its benchmarks' names
+  PlanFn plan;
+};
+
+// Called at static-initialization time by MH_FAMILY; returns true.
+bool add_family(const char* name, PlanFn plan);
+// Every family, sorted by name (a stable order whatever the link order).
+std::vector<Family> families();
+// Runs every family's plan on `p` (family order, then the order each family adds).
+void plan_all(Planner& p);
+
+// Registers every family's benchmarks with Google Benchmark for the chosen device (gpubench's main).
+void register_all(const DeviceFacts& f);
+// Prints every family's plan for `f` ("run NAME CONFIG" / "skip NAME REASON"); returns the number planned.
+// Throws std::logic_error when a family adds a launch that check_launch() refuses.
+int print_plan(const DeviceFacts& f, std::FILE* out);
+
+// Inside a body: end this benchmark as skipped (not an error) with a reason, e.g. when the occupancy
+// API disagrees with the plan or the working set does not fit in free memory. Google Benchmark 1.8
+// has SkipWithMessage; 1.7 has only SkipWithError, so there the message starts with "skipped: ".
+void skip_benchmark(benchmark::State& st, const std::string& reason);
+// Prefix that marks a skip in the JSON's error_message under Google Benchmark 1.7.
+inline constexpr const char* kSkipPrefix = "skipped: ";
+
+}  // namespace mh
+
+#define MH_CONCAT_(a, b) a##b
+#define MH_CONCAT(a, b) MH_CONCAT_(a, b)
+#define MH_FAMILY(name, fn) \
+  [[maybe_unused]] static const bool MH_CONCAT(mh_family_registered_, __LINE__) = ::mh::add_family(name, fn)
