@@ -4,13 +4,13 @@
 //   B[k][col]: one address -> broadcast;
 // and its stores to C are N floats apart: 32 sectors each. (The seed worklog says B coalesces here;
 // it does not: along a warp only the row changes.)
-// Included once, by gemm/gemm.cu; the tests reach it through gemm_kernels().
+// Included once, by gemm/gemm.cu (the table); the tests reach it through gemm_kernels().
 #pragma once
 #include "gemm/gemm.cuh"
 
 namespace mh::gemm {
 
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(kTileThreads, MH_MIN_BLOCKS(kTileThreads))
 naive_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
              float* __restrict__ C) {
   const int row = blockIdx.x * kTile + threadIdx.x;

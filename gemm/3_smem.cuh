@@ -6,14 +6,15 @@
 //   Shared reads, per k: As[ty][k] is one address per warp (broadcast; the unrolled loop reads a row
 //   of As four words at a time), Bs[k][tx] is 32 consecutive words -> 32 banks, conflict-free.
 // Out-of-range tile elements are zero-filled, so any M, N, K works; stores are guarded.
-// Two blocks (2048 threads) per SM: __launch_bounds__ caps registers at 32.
-// Included once, by gemm/gemm.cu; the tests reach it through gemm_kernels().
+// As many blocks per SM as the architecture's threads allow (two, 2048 threads, on sm_80/sm_90: 32
+// registers by __launch_bounds__).
+// Included once, by gemm/gemm.cu (the table); the tests reach it through gemm_kernels().
 #pragma once
 #include "gemm/gemm.cuh"
 
 namespace mh::gemm {
 
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(kTileThreads, MH_MIN_BLOCKS(kTileThreads))
 smem_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
             float* __restrict__ C) {
   __shared__ float As[kTile][kTile];  // As[r][k] = A[tile row r][t + k]

@@ -15,7 +15,7 @@
 namespace mh::gemm {
 
 template <int kAsStride>
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(kTileThreads, MH_MIN_BLOCKS(kTileThreads))
 smem_transposed_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                        float beta, float* __restrict__ C) {
   __shared__ float As[kTile][kAsStride];

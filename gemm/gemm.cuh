@@ -1,13 +1,17 @@
 // Row-major SGEMM, C = alpha * A * B + beta * C with A MxK, B KxN, C MxN (leading dimensions K, N, N).
 // BLAS semantics: beta == 0 never reads C, so a NaN-poisoned C is simply overwritten.
-// Shared by the kernels in gemm/, cuBLAS (gemm/cublas.cuh), the benchmarks (gemm/gemm.cu) and the tests.
+// Shared by the kernels in gemm/, cuBLAS (gemm/cublas.cuh), the table (gemm/gemm.cu), the benchmarks
+// (gemm/bench_gemm.cu) and the tests.
 #pragma once
 #include <cublas_v2.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
+#include "model/gemm_model.hpp"
 
 namespace mh::gemm {
 
@@ -20,8 +24,11 @@ struct Gemm {
 };
 
 // Kernels 1-3 and the ablations: one thread per C element, a 32x32 tile of C per block of 1024 threads,
-// grid (ceil(M / 32), ceil(N / 32)): blockIdx.x picks the tile's rows, blockIdx.y its columns.
+// grid (ceil(M / 32), ceil(N / 32)): blockIdx.x picks the tile's rows, blockIdx.y its columns. Each asks
+// __launch_bounds__(kTileThreads, MH_MIN_BLOCKS(kTileThreads)): as many blocks per SM as the
+// architecture's threads per SM allow (2 on sm_80/sm_90/sm_100, so 32 registers; 1 on sm_75/86/89/120).
 constexpr int kTile = 32;
+constexpr int kTileThreads = kTile * kTile;
 
 __device__ __forceinline__ void store_c(float* c, float acc, float alpha, float beta) {
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
@@ -38,9 +45,14 @@ void launch_tiles(Kernel kernel, dim3 block, const Gemm& g, cudaStream_t s, cons
 }
 
 // The table of every GEMM in the suite (gemm/gemm.cu): benchmark names are "gemm/<name>/...".
+// A kernel of ours is compiled with __launch_bounds__(threads, MH_MIN_BLOCKS(threads)).
 struct GemmKernel {
   const char* name;
   void (*launch)(const Gemm&, cublasHandle_t);  // kernels ignore the handle; cuBLAS uses it
+  std::optional<model::GemmKernel> model;       // its counting model (model/gemm_model.hpp); none for cuBLAS
+  int threads = 0;                              // per block; 0: no kernel of ours (cuBLAS)
+  int tile_m = 0, tile_n = 0;                   // C elements per block: grid ceil(M / tile_m) x ceil(N / tile_n)
+  size_t smem_bytes = 0;                        // static shared memory per block
 };
 const std::vector<GemmKernel>& gemm_kernels();
 const GemmKernel& find_kernel(const std::string& name);

@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <memory>
 
+#include <string>
+
 #include "device_info.cuh"
+#include "registry.cuh"
 #include "timer.cuh"
 
 namespace mh {
@@ -49,12 +52,8 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
     flusher = std::make_unique<L2Flusher>(current_device_facts().l2_bytes);
     t.batch = 1;
   }
-  timer.start();
-  launch();
-  timer.stop();
-  const double first_ms = timer.elapsed_ms();
-  int batch = t.batch;
-  if (batch <= 0) batch = static_cast<int>(std::clamp(std::ceil(t.target_ms / std::max(first_ms, 1e-4)), 1.0, 1000.0));
+  const double first_ms = time_launches(timer, launch);
+  int batch = t.batch > 0 ? t.batch : launches_for(t.target_ms, first_ms, 1, 1000);
   // Every repetition must run exactly max_iterations (Google Benchmark checks it), whatever batch this
   // repetition's warm-up suggested: take the largest batch that divides it.
   const auto planned = static_cast<int64_t>(state.max_iterations);
@@ -65,10 +64,7 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   double seconds = 0, launches = 0;
   while (state.KeepRunningBatch(batch)) {
     if (flusher) flusher->flush();
-    timer.start();
-    for (int i = 0; i < batch; ++i) launch();
-    timer.stop();
-    const double s = timer.elapsed_ms() * 1e-3;
+    const double s = time_launches(timer, launch, batch) * batch * 1e-3;
     state.SetIterationTime(s);
     seconds += s;
     launches += batch;
@@ -77,11 +73,29 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   return launches > 0 ? seconds / launches : 0.0;
 }
 
+// Device memory a benchmark may allocate now: free memory (cudaMemGetInfo) less a margin for the
+// allocator's rounding and what the runtime and libraries (cuBLAS) allocate on their own.
+inline size_t usable_device_bytes() {
+  size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  const size_t margin = std::max<size_t>(256ull << 20, total / 50);
+  return free > margin ? free - margin : 0;
+}
+
+// True when `bytes` fit in usable_device_bytes(); else ends the benchmark as skipped, with the numbers.
+inline bool fits_device_memory(benchmark::State& st, size_t bytes) {
+  const size_t usable = usable_device_bytes();
+  if (bytes <= usable) return true;
+  skip_benchmark(st, "needs " + std::to_string(bytes >> 20) + " MiB of device memory, " + std::to_string(usable >> 20) +
+                         " MiB are free");
+  return false;
+}
+
 // Per-launch amount -> rate per second of manual time (an iteration is one launch).
 inline benchmark::Counter rate(double per_launch) {
   return benchmark::Counter(per_launch, benchmark::Counter::kIsIterationInvariantRate);
 }
-// A plain value reported as is (model predictions, ratios).
+// A plain measured value reported as is (ratios, clocks); model predictions go to Planner::predict.
 inline benchmark::Counter value(double v) { return benchmark::Counter(v); }
 
 }  // namespace mh

@@ -15,7 +15,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: gpubench [--device N] [--plan-for DEVICE.json] [Google Benchmark flags, see --help]";
+    "usage: gpubench [--device N] [--model_out FILE] [--plan-for DEVICE.json] [Google Benchmark flags, see --help]";
 
 // Removes `--flag V` / `--flag=V` from argv; returns whether it was there (value in *value).
 bool take_flag(int& argc, char** argv, const std::string& flag, std::string* value) {
@@ -70,11 +70,18 @@ void add_context() {
 int main(int argc, char** argv) {
   try {
     const int device = take_device_flag(argc, argv);
-    std::string facts_file;
+    // --model_out FILE: the host models' predictions for every planned benchmark, written once as JSON
+    // (not repeated as counters in every repetition); with --plan-for, for that GPU without one.
+    std::string model_out, facts_file;
+    const bool want_model = take_flag(argc, argv, "--model_out", &model_out);
+    if (want_model && model_out.empty()) throw std::invalid_argument("--model_out needs a file name");
     const bool plan_for = take_flag(argc, argv, "--plan-for", &facts_file);
     if (plan_for) {  // no GPU needed: what would run on that GPU, and what would be skipped and why
-      if (argc > 1) throw std::invalid_argument(std::string("--plan-for takes no other flag, got '") + argv[1] + "'");
-      mh::print_plan(mh::load_device_facts(facts_file), stdout);
+      if (argc > 1)
+        throw std::invalid_argument(std::string("--plan-for takes no flag but --model_out, got '") + argv[1] + "'");
+      mh::Predictions predictions;
+      mh::print_plan(mh::load_device_facts(facts_file), stdout, &predictions);
+      if (want_model) mh::write_predictions(predictions, model_out);
       return 0;
     }
     benchmark::Initialize(&argc, argv);
@@ -89,7 +96,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     mh::select_device(device < 0 ? 0 : device);
-    mh::register_all(mh::current_device_facts());
+    const mh::Predictions predictions = mh::register_all(mh::current_device_facts());
+    if (want_model) mh::write_predictions(predictions, model_out);
     add_context();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -86,15 +86,6 @@ std::string text_of(const std::map<std::string, std::string>& kv, const std::str
   return it == kv.end() ? fallback : it->second;
 }
 
-std::string human_bytes(double b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
-  return buf;
-}
-
 }  // namespace
 
 DeviceFacts load_device_facts(const std::string& path) {
@@ -134,6 +125,15 @@ DeviceFacts load_device_facts(const std::string& path) {
   if (f.smem_per_block_optin_bytes > f.smem_per_sm_bytes || f.smem_per_block_bytes > f.smem_per_block_optin_bytes)
     throw std::invalid_argument(path + ": shared memory per block exceeds shared memory per SM");
   return f;
+}
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+  return buf;
 }
 
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs) {

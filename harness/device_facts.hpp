@@ -32,6 +32,7 @@ struct DeviceFacts {
   int regs_per_block = 0;
   std::string driver_version;   // NVML's "580.159.04" when NVML loads, else the CUDA driver API version
   std::string runtime_version;  // "13.0"
+  int arch() const { return cc_major * 100 + cc_minor * 10; }  // as __CUDA_ARCH__ writes it: 900
 };
 
 // Reads a flat JSON object of the keys above (numbers and strings); throws std::invalid_argument with
@@ -59,6 +60,9 @@ std::string check_launch(const DeviceFacts& f, const Launch& l);
 // occupancy calculator (register allocation per warp in units of 256, shared memory plus the reserved
 // part per block).
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs);
+
+// "2.0 GiB", "624 B": bytes for people.
+std::string human_bytes(double bytes);
 
 // One line for --plan-for: "threads=256 blocks=1056 (8/SM) smem=0 regs<=32 mem=2.0 GiB <note>".
 std::string describe(const Launch& l);

@@ -1,9 +1,11 @@
 #include "harness/registry.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -107,16 +109,50 @@ void plan_all(Planner& p) {
 
 void skip_benchmark(benchmark::State& st, const std::string& reason) { skip_state(st, reason); }
 
-void register_all(const DeviceFacts& f) {
+Predictions register_all(const DeviceFacts& f) {
   RunPlanner p(f);
   plan_all(p);
+  return p.predictions();
 }
 
-int print_plan(const DeviceFacts& f, std::FILE* out) {
+int print_plan(const DeviceFacts& f, std::FILE* out, Predictions* predictions) {
   PrintPlanner p(f, out);
   plan_all(p);
   std::fprintf(out, "# %s: %d benchmarks planned, %d skipped\n", f.gpu_name.c_str(), p.added, p.skipped);
+  if (predictions) *predictions = p.predictions();
   return p.added;
+}
+
+void write_predictions(const Predictions& predictions, const std::string& path) {
+  // Names and keys are the suite's own ("gemm/naive/m:128/n:128/k:128"): nothing to escape but quotes
+  // and backslashes, escaped anyway.
+  const auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') q += '\\';
+      q += c;
+    }
+    return q + "\"";
+  };
+  std::string text = "{";
+  const char* sep = "\n";
+  for (const auto& [name, values] : predictions) {
+    text += sep + std::string("  ") + quoted(name) + ": {";
+    const char* inner = "";
+    for (const auto& [key, v] : values) {
+      char num[40] = "null";
+      if (std::isfinite(v)) std::snprintf(num, sizeof num, "%.17g", v);
+      text += inner + quoted(key) + ": " + num;
+      inner = ", ";
+    }
+    text += "}";
+    sep = ",\n";
+  }
+  text += "\n}\n";
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  const bool ok = out && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  if (out && std::fclose(out) != 0) throw std::runtime_error(path + ": cannot write the model predictions");
+  if (!ok) throw std::runtime_error(path + ": cannot write the model predictions");
 }
 
 }  // namespace mh

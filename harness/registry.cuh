@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@
 namespace mh {
 
 using Body = std::function<void(benchmark::State&)>;
+// A model's predictions for one benchmark ("sectors_per_request" -> 4), and for every benchmark by name.
+using Prediction = std::map<std::string, double>;
+using Predictions = std::map<std::string, Prediction>;
 
 class Planner {
  public:
@@ -33,6 +37,11 @@ class Planner {
   // A JSON context entry the family wants to publish (e.g. the tile parameters a sweep chose).
   virtual void context(const std::string& key, const std::string& value) = 0;
 
+  // The host model's predictions for benchmark `name`: written once, to gpubench --model_out=FILE, not
+  // repeated as counters in every repetition. A plan may call it for a benchmark it adds.
+  void predict(const std::string& name, Prediction values) { predictions_[name] = std::move(values); }
+  const Predictions& predictions() const { return predictions_; }
+
   // add() when check_launch() accepts the launch on this device, else skip() with its reason.
   void add_if_resident(const std::string& name, const Launch& launch, Body body) {
     const std::string why = check_launch(facts(), launch);
@@ -41,6 +50,9 @@ class Planner {
     else
       skip(name, why);
   }
+
+ private:
+  Predictions predictions_;
 };
 
 using PlanFn = void (*)(Planner&);
@@ -57,11 +69,16 @@ std::vector<Family> families();
 // Runs every family's plan on `p` (family order, then the order each family adds).
 void plan_all(Planner& p);
 
-// Registers every family's benchmarks with Google Benchmark for the chosen device (gpubench's main).
-void register_all(const DeviceFacts& f);
-// Prints every family's plan for `f` ("run NAME CONFIG" / "skip NAME REASON"); returns the number planned.
-// Throws std::logic_error when a family adds a launch that check_launch() refuses.
-int print_plan(const DeviceFacts& f, std::FILE* out);
+// Registers every family's benchmarks with Google Benchmark for the chosen device (gpubench's main);
+// returns the models' predictions.
+Predictions register_all(const DeviceFacts& f);
+// Prints every family's plan for `f` ("run NAME CONFIG" / "skip NAME REASON"); returns the number planned
+// and, when `predictions` is given, the models' predictions. Throws std::logic_error when a family adds
+// a launch that check_launch() refuses.
+int print_plan(const DeviceFacts& f, std::FILE* out, Predictions* predictions = nullptr);
+// Writes {"<benchmark name>": {"<quantity>": value, ...}, ...} (non-finite values as null); throws
+// std::runtime_error naming the file when it cannot be written.
+void write_predictions(const Predictions& predictions, const std::string& path);
 
 // Inside a body: end this benchmark as skipped (not an error) with a reason, e.g. when the occupancy
 // API disagrees with the plan or the working set does not fit in free memory. Google Benchmark 1.8

@@ -1,5 +1,8 @@
 // CUDA-event timer and L2 flush: the two timing primitives every benchmark uses.
 #pragma once
+#include <algorithm>
+#include <cmath>
+
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
 
@@ -31,6 +34,21 @@ class GpuTimer {
  private:
   cudaEvent_t start_{}, stop_{};
 };
+
+// The one way the suite times launches: `n` calls of launch() back to back between one pair of events;
+// returns milliseconds per launch. (run_timed builds on it; so do baselines timed beside a benchmark.)
+template <class F>
+double time_launches(GpuTimer& timer, F&& launch, int n = 1, cudaStream_t s = nullptr) {
+  timer.start(s);
+  for (int i = 0; i < n; ++i) launch();
+  timer.stop(s);
+  return timer.elapsed_ms() / n;
+}
+
+// How many launches of `ms_each` take about `target_ms`, within [lo, hi].
+inline int launches_for(double target_ms, double ms_each, int lo, int hi) {
+  return static_cast<int>(std::clamp(std::ceil(target_ms / std::max(ms_each, 1e-4)), double(lo), double(hi)));
+}
 
 // Writing a buffer twice the L2 size evicts whatever the next kernel would find there.
 class L2Flusher {

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <stdexcept>
 
 #include "micro/ceilings.cuh"
 
@@ -7,7 +8,7 @@ namespace {
 
 __host__ __device__ inline float chain_seed(uint32_t thread, int j) { return 1.0f + 1e-3f * static_cast<float>((thread + j) % 97); }
 
-__global__ void fma_kernel(float* out, int iters, float a, float b) {
+__global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) fma_kernel(float* out, int iters, float a, float b) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   float x[kFmaChains];
 #pragma unroll
@@ -25,6 +26,7 @@ __global__ void fma_kernel(float* out, int iters, float a, float b) {
 }  // namespace
 
 void launch_fma(float* out, int blocks, int threads, int iters, float a, float b, cudaStream_t s) {
+  if (threads < 1 || threads > kMaxThreads) throw std::invalid_argument("launch_fma: threads must be in [1, 256]");
   fma_kernel<<<blocks, threads, 0, s>>>(out, iters, a, b);
   CUDA_CHECK_LAUNCH("fma_kernel");
 }
@@ -40,31 +42,3 @@ float fma_expected(uint32_t thread, int iters, float a, float b) {
 }
 
 }  // namespace mh::ceilings
-
-// ---- Benchmarks -------------------------------------------------------------------------------
-#include "harness/bench.cuh"
-
-namespace {
-using namespace mh;
-
-// Every SM full (2048 threads), 8 chains x 4096 FMAs per thread: about 0.3 ms on an H200.
-void BM_fma(benchmark::State& st) {
-  const DeviceFacts& f = current_device_facts();
-  const int threads = 256, blocks = f.sm_count * (f.max_threads_per_sm / threads), iters = 4096;
-  DeviceBuffer<float> out(static_cast<size_t>(blocks) * threads);
-  run_timed(st, [&] { ceilings::launch_fma(out.data(), blocks, threads, iters, 0.9999f, 1e-4f); });
-  const std::vector<float> host = out.download();
-  for (uint32_t t : {0u, 1u, static_cast<uint32_t>(host.size() - 1)})
-    if (host[t] != ceilings::fma_expected(t, iters, 0.9999f, 1e-4f)) {
-      st.SkipWithError("ceiling/fma: result differs from the host replay");
-      return;
-    }
-  st.counters["flops_per_second"] = rate(2.0 * ceilings::kFmaChains * iters * static_cast<double>(host.size()));
-}
-
-const bool registered = [] {
-  benchmark::RegisterBenchmark("ceiling/fma", BM_fma)->UseManualTime()->Unit(benchmark::kMicrosecond);
-  return true;
-}();
-
-}  // namespace

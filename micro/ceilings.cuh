@@ -3,13 +3,18 @@
 #pragma once
 #include <cstdint>
 
+#include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
 
 namespace mh::ceilings {
 
-constexpr int kFmaChains = 8;  // independent FMA chains per thread: covers the 4-cycle FMA latency
+constexpr int kFmaChains = 8;     // independent FMA chains per thread: covers the 4-cycle FMA latency
+constexpr int kMaxThreads = 256;  // per block; __launch_bounds__ fills an SM with such blocks
 
-// Each thread runs kFmaChains chains of `iters` FMAs x = x * a + b and writes the sum of its chains.
+// The FMA kernel's register cap on an architecture (900 for sm_90), from its __launch_bounds__.
+constexpr int register_cap(int arch) { return arch_register_cap(kMaxThreads, arch_min_blocks(arch, kMaxThreads)); }
+
+// threads <= kMaxThreads. Each thread runs kFmaChains chains of `iters` FMAs x = x * a + b and writes the sum of its chains.
 void launch_fma(float* out, int blocks, int threads, int iters, float a, float b, cudaStream_t s = nullptr);
 
 // The host replay of one thread's result (IEEE fmaf on both sides: bit-identical per chain).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace mh::coalescing {
 namespace {
@@ -26,7 +27,7 @@ __device__ __forceinline__ uint32_t load(const uint32_t* p) {
 // 32-bit request and element offsets (make_plan keeps a region under 2^32 elements) keep the address
 // arithmetic to a few instructions per load, so that the loads, not the issue slots, set the pace.
 template <bool kWrite, bool kL1>
-__global__ void __launch_bounds__(1024) strided_kernel(uint32_t* buf, Args a, uint32_t* checksum) {
+__global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) strided_kernel(uint32_t* buf, Args a, uint32_t* checksum) {
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t W = a.per_block ? blockDim.x / 32 : gridDim.x * blockDim.x / 32;
   const uint32_t w = a.per_block ? threadIdx.x / 32 : (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -87,8 +88,8 @@ void launch(const Plan& p, uint32_t* buf, uint32_t* checksum, cudaStream_t s) {
 
 Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t max_region_bytes, int iters) {
   if (stride < 1 || stride > 4096) throw std::invalid_argument("stride must be in [1, 4096]");
-  if (blocks < 1 || threads < 32 || threads % 32 || threads > 1024)
-    throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024], blocks >= 1");
+  if (blocks < 1 || threads < 32 || threads % 32 || threads > kMaxThreads)
+    throw std::invalid_argument("threads must be a multiple of 32 in [32, " + std::to_string(kMaxThreads) + "], blocks >= 1");
   Plan p;
   p.level = level;
   p.stride = stride;
@@ -146,72 +147,3 @@ bool element_touched(const Plan& p, uint64_t i) {
 }
 
 }  // namespace mh::coalescing
-
-// ---- Benchmarks -------------------------------------------------------------------------------
-// Working sets, chosen on purpose (README "Coalescing"); each is a power-of-two number of requests,
-// so it shrinks by up to 2x at strides that are no power of two (counter working_set_bytes):
-//   hbm: up to 2 GiB (>= 4x L2 and, even at stride >= 8, more touched sectors than L2 holds);
-//        L2 flushed before every sample, each request made once per launch.
-//   l2:  up to L2/4 (15 MB on a 60 MB L2), walked 1024 requests per warp per launch.
-//   l1:  up to 16 KiB per block, 8 blocks per SM = 128 KiB per SM, shared-memory carve-out 0.
-#include "harness/bench.cuh"
-#include "model/access_model.hpp"
-
-namespace {
-using namespace mh;
-using namespace mh::coalescing;
-
-constexpr int kThreads = 256;
-
-// hbm/l2: a power-of-two number of warps (so that it divides R), as many as fit resident at once.
-Plan bench_plan(Level level, int stride) {
-  const DeviceFacts& f = current_device_facts();
-  const int per_sm = f.max_threads_per_sm / kThreads;
-  int grid = 1;
-  while (grid * 2 <= f.sm_count * per_sm) grid *= 2;
-  switch (level) {
-    case Level::hbm: return make_plan(level, stride, grid, kThreads, std::max<uint64_t>(2ull << 30, 8 * f.l2_bytes), 0);
-    case Level::l2: return make_plan(level, stride, grid, kThreads, f.l2_bytes / 4, 1024);
-    default: return make_plan(level, stride, f.sm_count * per_sm, kThreads, 16 << 10, 2048);
-  }
-}
-
-void BM_coalescing(benchmark::State& st, bool write, Level level) {
-  const Plan p = bench_plan(level, static_cast<int>(st.range(0)));
-  DeviceBuffer<uint32_t> buf(p.buffer_elems());
-  DeviceBuffer<uint32_t> checksum(1);
-  fill_values(buf.data(), p.buffer_elems());
-  checksum.fill_bytes(0);
-  Timing t;
-  t.flush_l2 = level == Level::hbm;
-  run_timed(st, [&] { write ? launch_write(p, buf.data()) : launch_read(p, buf.data(), checksum.data()); }, t);
-  const double requests = static_cast<double>(p.requests_per_launch());
-  const int sectors = model::strided_sectors_per_request(p.stride);
-  st.counters["useful_bytes_per_second"] = rate(requests * 32 * 4);
-  st.counters["bus_bytes_per_second"] = rate(requests * sectors * model::kSectorBytes);
-  st.counters["sectors_per_request"] = value(sectors);
-  st.counters["working_set_bytes"] = value(static_cast<double>(p.buffer_elems()) * 4);
-}
-
-// The reference in the same run: bytes read plus bytes written by a 1 GiB device-to-device copy.
-void BM_memcpy_d2d(benchmark::State& st) {
-  const size_t bytes = 1ull << 30;
-  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
-  src.fill_bytes(1);
-  run_timed(st, [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice)); });
-  st.counters["bytes_per_second"] = rate(2.0 * bytes);
-}
-
-const bool registered = [] {
-  for (bool write : {false, true})
-    for (Level level : {Level::hbm, Level::l2, Level::l1}) {
-      const std::string name = std::string("coalescing/") + (write ? "write/" : "read/") + level_name(level);
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_coalescing, write, level);
-      b->ArgName("stride")->UseManualTime()->Unit(benchmark::kMicrosecond);
-      for (int s : {1, 2, 3, 4, 8, 16, 32, 33, 64, 128}) b->Arg(s);  // 33: one line per lane, no power of two
-    }
-  benchmark::RegisterBenchmark("ceiling/memcpy_d2d", BM_memcpy_d2d)->UseManualTime()->Unit(benchmark::kMicrosecond);
-  return true;
-}();
-
-}  // namespace

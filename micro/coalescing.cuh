@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
 
 namespace mh::coalescing {
@@ -11,7 +12,11 @@ namespace mh::coalescing {
 enum class Level { hbm, l2, l1 };
 inline const char* level_name(Level l) { return l == Level::hbm ? "hbm" : l == Level::l2 ? "l2" : "l1"; }
 
-constexpr int kUnroll = 8;  // independent requests in flight per thread
+constexpr int kUnroll = 8;       // independent requests in flight per thread
+constexpr int kMaxThreads = 256;  // per block; the kernel's __launch_bounds__ fills an SM with such blocks
+
+// The kernel's register cap on an architecture (arch as __CUDA_ARCH__: 900), from its __launch_bounds__.
+constexpr int register_cap(int arch) { return arch_register_cap(kMaxThreads, arch_min_blocks(arch, kMaxThreads)); }
 
 // Where a warp's requests go. A "region" is the working set one group of warps walks: the whole
 // grid for hbm/l2, each block on its own for l1 (so it stays in that SM's L1). A region holds R
@@ -31,7 +36,8 @@ struct Plan {
   uint64_t requests_per_launch() const { return uint64_t(warps_per_group()) * iters * groups(); }
 };
 
-// R = the largest power of two with R * 128 * stride <= max_region_bytes. hbm: iters = R / W (W must
+// R = the largest power of two with R * 128 * stride <= max_region_bytes; threads a multiple of 32 up to
+// kMaxThreads. hbm: iters = R / W (W must
 // divide R / kUnroll). l2/l1: `iters` requests per warp, at least enough to cover the region once.
 Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t max_region_bytes, int iters);
 

@@ -95,7 +95,7 @@ using Requests = std::make_integer_sequence<int, kAccessesPerIter>;
 
 // The only shared loads are the timed ones (the tile is filled with stores).
 template <int W>
-__global__ void __launch_bounds__(kThreads) load_kernel(Lanes lanes, int iters, uint32_t* warp_sums, ClockSpan* spans) {
+__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, false, W)) load_kernel(Lanes lanes, int iters, uint32_t* warp_sums, ClockSpan* spans) {
   extern __shared__ uint4 tile[];
   uint32_t* words = reinterpret_cast<uint32_t*>(tile);
   for (uint32_t k = threadIdx.x; k < lanes.table_words; k += blockDim.x) words[k] = word_value(k);
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kThreads) load_kernel(Lanes lanes, int iters, 
 // The only shared stores are the timed ones. Every warp stores, to each word, a value that depends on
 // the word alone, so the tile is deterministic whatever the order; shared loads only in the write-back.
 template <int W>
-__global__ void __launch_bounds__(kThreads) store_kernel(Lanes lanes, int iters, uint32_t salt, uint32_t* tiles,
+__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, true, W)) store_kernel(Lanes lanes, int iters, uint32_t salt, uint32_t* tiles,
                                                          ClockSpan* spans) {
   extern __shared__ uint4 tile[];
   const uint32_t off = lanes.byte[threadIdx.x % 32], addr = shared_address(tile) + off;
@@ -207,114 +207,3 @@ uint32_t expected_warp_sum(const Plan& p) {
 }
 
 }  // namespace mh::smem_banks
-
-// ---- Benchmarks -------------------------------------------------------------------------------
-// Latency: one warp, kLatencySteps dependent requests; cycles_per_access is clock64 in the kernel.
-// Throughput: every SM full of 1024-thread blocks (sm_count x resident blocks, all resident at once),
-// each SM issuing about kWavefrontsPerSm model wavefronts per launch (~1 ms at 1 per clock).
-// Load results and stored tiles are checked against the host after timing (SkipWithError if wrong).
-#include "harness/bench.cuh"
-
-namespace {
-using namespace mh;
-using namespace mh::smem_banks;
-
-constexpr double kWavefrontsPerSm = 1 << 21;
-constexpr uint32_t kSalt = 0x5a5a1234u;
-
-model::SmemPattern pattern_of(const benchmark::State& st, int width, bool swizzle) {
-  return {width, static_cast<int>(st.range(0)), swizzle ? 0 : static_cast<int>(st.range(1)), swizzle};
-}
-
-void BM_latency(benchmark::State& st, int width, bool swizzle) {
-  const model::SmemPattern p = pattern_of(st, width, swizzle);
-  DeviceBuffer<LatencyResult> out(1);
-  run_timed(st, [&] { launch_latency(p, out.data()); });
-  const LatencyResult r = out.download()[0];
-  const std::vector<uint64_t> addrs = model::smem_pattern_addresses(p);
-  for (int i = 0; i < 32; ++i)
-    if (r.final_offset[i] != addrs[i]) {
-      st.SkipWithError("smem_banks/latency: a lane's chain left its slot");
-      return;
-    }
-  st.counters["cycles_per_access"] = value(static_cast<double>(r.cycles) / kLatencySteps);
-  st.counters["conflict_ways"] = value(model::smem_pattern_wavefronts(p));
-}
-
-void BM_throughput(benchmark::State& st, bool store, int width, bool swizzle) {
-  const int sms = current_device_facts().sm_count;
-  Plan p;
-  p.pattern = pattern_of(st, width, swizzle);
-  const int per_sm = resident_blocks_per_sm(p.pattern, store),
-            ways = model::smem_pattern_wavefronts(p.pattern, store ? model::SmemOp::store : model::SmemOp::load);
-  const int warps_per_sm = per_sm * kThreads / 32;
-  p.blocks = sms * per_sm;
-  p.iters = std::max(1, static_cast<int>(kWavefrontsPerSm / (warps_per_sm * kAccessesPerIter * ways)));
-  const uint32_t tile_words = table_bytes(p.pattern) / 4;
-  DeviceBuffer<uint32_t> sums(p.warps()), tiles(store ? static_cast<size_t>(p.blocks) * tile_words : 0);
-  DeviceBuffer<ClockSpan> spans(p.blocks);
-  const double seconds = run_timed(st, [&] {
-    if (store)
-      launch_store(p, kSalt, tiles.data(), spans.data());
-    else
-      launch_load(p, sums.data(), spans.data());
-  });
-  bool ok = true;
-  if (store) {
-    const std::vector<uint32_t> host = tiles.download(), touched = words_per_iteration(p.pattern);
-    for (size_t b = 0; b < static_cast<size_t>(p.blocks); ++b)
-      for (uint32_t w : touched) ok = ok && host[b * tile_words + w] == stored_value(w, kSalt);
-  } else {
-    const std::vector<uint32_t> host = sums.download();
-    const uint32_t expected = expected_warp_sum(p);
-    ok = std::all_of(host.begin(), host.end(), [&](uint32_t s) { return s == expected; });
-  }
-  if (!ok) {
-    st.SkipWithError(store ? "smem_banks/store_throughput: tile differs from the host"
-                           : "smem_banks/throughput: checksum differs from the host");
-    return;
-  }
-  // Cycles per request on one SM: the launch's event time at the SM clock observed in the kernel
-  // (clock64 over %globaltimer), over the requests each SM serves. Not the blocks' own clock64 spans:
-  // on the H200 they covered only ~75 % of a launch's event time (why is not established).
-  const std::vector<ClockSpan> sp = spans.download();
-  const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
-  const double requests = static_cast<double>(p.requests());
-  st.counters["bytes_per_second"] = rate(requests * 32 * width);
-  st.counters["cycles_per_request"] = value(seconds * mhz * 1e6 / (requests / sms));
-  st.counters["sm_clock_mhz"] = value(mhz);
-  st.counters["conflict_ways"] = value(ways);
-  st.counters["warps_per_sm"] = value(warps_per_sm);
-}
-
-// Families "smem_banks/<kind>/width:W" with args stride, pad, and ".../width:W/swizzle" with stride.
-const bool registered = [] {
-  const std::vector<int> strides = {0, 1, 2, 3, 4, 8, 16, 32, 33, 64}, store_strides = {0, 1, 2, 32, 33};
-  const auto configure = [](auto* b, bool swizzle, const std::vector<int>& ss) {
-    if (swizzle) {
-      b->ArgName("stride");
-      for (int s : ss) b->Arg(s);
-    } else {
-      b->ArgNames({"stride", "pad"});
-      for (int pad : {0, 1})
-        for (int s : ss) b->Args({s, pad});
-    }
-    b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  };
-  for (bool latency : {true, false})
-    for (int w : {4, 8, 16})
-      for (bool swizzle : {false, true}) {
-        const std::string name = std::string(latency ? "smem_banks/latency" : "smem_banks/throughput") + "/width:" +
-                                 std::to_string(w) + (swizzle ? "/swizzle" : "");
-        configure(latency ? benchmark::RegisterBenchmark(name.c_str(), BM_latency, w, swizzle)
-                          : benchmark::RegisterBenchmark(name.c_str(), BM_throughput, false, w, swizzle),
-                  swizzle, strides);
-      }
-  for (int w : {4, 8, 16}) {
-    const std::string name = "smem_banks/store_throughput/width:" + std::to_string(w);
-    configure(benchmark::RegisterBenchmark(name.c_str(), BM_throughput, true, w, false), false, store_strides);
-  }
-  return true;
-}();
-
-}  // namespace

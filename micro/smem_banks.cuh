@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/arch.hpp"
 #include "harness/device_info.cuh"
 #include "model/bank_model.hpp"
 
@@ -33,6 +34,16 @@ namespace mh::smem_banks {
 constexpr int kThreads = 1024;        // throughput block: 32 warps; sm_count x resident blocks fill every SM
 constexpr int kAccessesPerIter = 8;   // independent requests per warp per loop iteration
 constexpr int kLatencySteps = 4096;   // timed dependent loads of the latency chain (a multiple of 8)
+
+// Resident blocks each throughput kernel asks __launch_bounds__ for (arch as __CUDA_ARCH__: 900): an SM
+// full of blocks, except the store kernel at width 16, which keeps 8 x 4 words in registers (43 on sm_90)
+// and so asks for one block (64 registers), not two (32 registers and spills).
+constexpr int min_blocks(int arch, bool store, int width) {
+  return store && width == 16 ? 1 : arch_min_blocks(arch, kThreads);
+}
+constexpr int register_cap(int arch, bool store, int width) {
+  return arch_register_cap(kThreads, min_blocks(arch, store, width));
+}
 
 // Throughput launch: `blocks` blocks of kThreads, each warp issuing iters * kAccessesPerIter requests.
 struct Plan {
@@ -54,7 +65,8 @@ __host__ __device__ inline uint32_t stored_value(uint32_t w, uint32_t salt) { re
 
 // Dynamic shared memory of one block (the tile the pattern spans, plus the 7 shifted copies).
 uint32_t table_bytes(const model::SmemPattern& p);
-// Blocks of kThreads resident per SM: a grid of sm_count times this is all resident, evenly spread.
+// Blocks of kThreads resident per SM by the occupancy API (the GPU's own answer; the plans compute the
+// same from device facts): a grid of sm_count times this is all resident, evenly spread.
 int resident_blocks_per_sm(const model::SmemPattern& p, bool store);
 
 // Load throughput: warp_sums[w] = warp w's sum (mod 2^32) of every word it loaded; spans[b] = block b's loop.

@@ -31,7 +31,7 @@ __device__ __forceinline__ void barrier(uint32_t id, uint32_t count) {
 
 // At most 32 registers a thread, so registers never cap residency below 2048 threads per SM (sm_80/sm_90).
 template <Kind K, bool kExchange>
-__global__ void __maxnreg__(32) barrier_kernel(int steps, uint32_t* out, ClockSpan* spans) {
+__global__ void __maxnreg__(kRegisterCap) barrier_kernel(int steps, uint32_t* out, ClockSpan* spans) {
   static_assert(!kExchange || K != Kind::none, "the exchange is a race without a barrier");
   static_assert(kPerStep % 2 == 0, "the exchange alternates two buffers per barrier");
   extern __shared__ uint32_t buf[];  // sized to force residency; the exchange uses 2 * blockDim.x of it
@@ -89,14 +89,13 @@ KernelFn kernel_of(const Config& c) {
 
 }  // namespace
 
-Config make_config(Kind kind, int threads, int blocks_per_sm, int steps, bool exchange) {
+Config make_config(const DeviceFacts& f, Kind kind, int threads, int blocks_per_sm, int steps, bool exchange) {
   if (threads < 32 || threads > 1024 || threads % 32) throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024]");
   if (blocks_per_sm < 1 || steps < 1) throw std::invalid_argument("blocks_per_sm and steps must be >= 1");
   if (exchange && kind == Kind::none) throw std::invalid_argument("the exchange needs a barrier");
-  const DeviceFacts& f = current_device_facts();
-  int reserved = 0;  // the system's shared memory per block (1 KiB on sm_80/sm_90) counts against the SM too
-  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, f.device));
-  const long long per_block = static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm - reserved;
+  // The system's shared memory per block (1 KiB on sm_80/sm_90) counts against the SM too.
+  const long long per_block =
+      static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm - static_cast<long long>(f.reserved_smem_per_block_bytes);
   Config c;
   c.kind = kind;
   c.threads = threads;
@@ -108,6 +107,29 @@ Config make_config(Kind kind, int threads, int blocks_per_sm, int steps, bool ex
   if (c.smem_bytes < 2 * sizeof(uint32_t) * threads)  // the exchange's two buffers
     throw std::invalid_argument(std::to_string(blocks_per_sm) + " blocks per SM leave too little shared memory per block");
   return c;
+}
+
+Config make_config(Kind kind, int threads, int blocks_per_sm, int steps, bool exchange) {
+  return make_config(current_device_facts(), kind, threads, blocks_per_sm, steps, exchange);
+}
+
+Launch launch_of(const Config& c) {
+  Launch l;
+  l.threads = c.threads;
+  l.blocks_per_sm = c.blocks_per_sm;
+  l.blocks = c.blocks;
+  l.smem_per_block = c.smem_bytes;
+  l.regs_per_thread = kRegisterCap;
+  l.device_bytes = static_cast<size_t>(c.blocks) * (c.threads * sizeof(uint32_t) + sizeof(ClockSpan));
+  return l;
+}
+
+std::string shape_unfit_reason(const DeviceFacts& f, const Shape& s) {
+  try {
+    return check_launch(f, launch_of(make_config(f, Kind::syncthreads, s.threads, s.blocks_per_sm, 1)));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
 }
 
 int resident_blocks_per_sm(const Config& c) {
@@ -139,82 +161,3 @@ std::vector<uint32_t> expected_out(const Config& c) {
 }
 
 }  // namespace mh::sync
-
-// ---- Benchmarks -------------------------------------------------------------------------------
-// Per shape (threads T, blocks per SM B) and kind, three measurements of one wave of B * SMs blocks:
-//   real_time:          run_timed of the kernel with barriers (the manual time Google Benchmark reports);
-//   cycles_per_barrier: (median over blocks of thread 0's clock64 span with barriers - the same without)
-//                       / barriers per thread;
-//   ns_per_barrier:     (event time per launch with barriers - without) / barriers per thread, both timed
-//                       back to back here with GpuTimer, since run_timed gives its times only to the State.
-// Shapes with T * B > 2048 are not registered (never resident on sm_80/sm_90); a registered shape the
-// occupancy API says is not exactly B-resident on this device is skipped with an error.
-#include "harness/bench.cuh"
-
-namespace {
-using namespace mh;
-using namespace mh::sync;
-
-constexpr int kSteps = 2560;        // 10240 barriers per thread; ~1.3 ms if the slowest shape takes 250 cycles each
-constexpr double kSampleMs = 10.0;  // GPU time of each GpuTimer sample behind ns_per_barrier
-
-struct Sample {
-  double ms;      // event time per launch
-  double cycles;  // median over blocks of the in-kernel span
-  double mhz;     // median over blocks of span cycles / span ns
-};
-
-// One timed launch (warm-up after the other variant, and the sample's size), then about kSampleMs of
-// launches back to back; the spans are the last launch's.
-Sample sample(const Config& c, uint32_t* out, DeviceBuffer<ClockSpan>& spans) {
-  GpuTimer timer;
-  timer.start();
-  launch(c, out, spans.data());
-  timer.stop();
-  const int n = static_cast<int>(std::clamp(std::ceil(kSampleMs / std::max(timer.elapsed_ms(), 1e-3f)), 4.0, 1000.0));
-  timer.start();
-  for (int i = 0; i < n; ++i) launch(c, out, spans.data());
-  timer.stop();
-  const double ms = timer.elapsed_ms() / n;
-  std::vector<ClockSpan> h = spans.download();
-  const double mhz = median_mhz(h.data(), static_cast<int>(h.size()));
-  auto mid = h.begin() + h.size() / 2;
-  std::nth_element(h.begin(), mid, h.end(), [](const ClockSpan& a, const ClockSpan& b) { return a.cycles < b.cycles; });
-  return {ms, static_cast<double>(mid->cycles), mhz};
-}
-
-void BM_barrier(benchmark::State& st, Kind kind) {
-  const int threads = static_cast<int>(st.range(0)), want = static_cast<int>(st.range(1));
-  const Config with = make_config(kind, threads, want, kSteps);
-  const Config without = make_config(Kind::none, threads, want, kSteps);
-  const int resident = resident_blocks_per_sm(with), resident_base = resident_blocks_per_sm(without);
-  st.counters["blocks_per_sm"] = value(resident);
-  st.counters["warps_per_block"] = value(threads / 32);
-  if (resident != want || resident_base != want) {
-    st.SkipWithError(("occupancy API: " + std::to_string(resident) + " (baseline " + std::to_string(resident_base) +
-                      ") blocks per SM fit with " + std::to_string(with.smem_bytes) + " B of shared memory each, not " +
-                      std::to_string(want))
-                         .c_str());
-    return;
-  }
-  DeviceBuffer<uint32_t> out(static_cast<size_t>(with.blocks) * threads);
-  DeviceBuffer<ClockSpan> spans(with.blocks);
-  run_timed(st, [&] { launch(with, out.data(), spans.data()); });
-  if (profiling()) return;  // one profiled launch; the baseline is not what ncu is after
-  const Sample base = sample(without, out.data(), spans), bar = sample(with, out.data(), spans);
-  const double n = static_cast<double>(with.barriers());
-  st.counters["cycles_per_barrier"] = value((bar.cycles - base.cycles) / n);
-  st.counters["ns_per_barrier"] = value((bar.ms - base.ms) * 1e6 / n);
-  st.counters["sm_clock_mhz"] = value(bar.mhz);
-}
-
-const bool registered = [] {
-  for (Kind kind : {Kind::syncthreads, Kind::syncwarp, Kind::named}) {
-    auto* b = benchmark::RegisterBenchmark(kind_name(kind), BM_barrier, kind);
-    b->ArgNames({"threads", "blocks_per_sm"})->UseManualTime()->Unit(benchmark::kMicrosecond);
-    for (const Shape& s : bench_shapes()) b->Args({s.threads, s.blocks_per_sm});
-  }
-  return true;
-}();
-
-}  // namespace

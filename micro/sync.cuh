@@ -2,6 +2,7 @@
 // One barrier costs (time with barriers - time of the same loop without them) / barriers.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/device_info.cuh"
@@ -17,17 +18,18 @@ inline const char* kind_name(Kind k) {
 
 constexpr int kChain = 2;    // dependent IMADs before each barrier: the next piece needs the value from before it
 constexpr int kPerStep = 4;  // barriers per loop step, unrolled; even, for the exchange's two buffers
-constexpr int kMaxThreadsPerSm = 2048;  // sm_80/sm_90: shapes above this are never resident, so not registered
+constexpr int kRegisterCap = 32;  // __maxnreg__: registers never cap residency below 2048 threads per SM
 
-// The benchmark's shapes: threads per block and resident blocks per SM, T * B <= 2048.
+// The benchmark's shapes: threads per block and resident blocks per SM. Every candidate; whether one can
+// be resident on a device is shape_unfit_reason()'s answer (T * B <= 2048 on sm_80/sm_90, 1536 on
+// sm_86/89/120, 1024 on sm_75).
 struct Shape {
   int threads, blocks_per_sm;
 };
 inline std::vector<Shape> bench_shapes() {
   std::vector<Shape> s;
   for (int t : {32, 64, 128, 256, 512, 1024})
-    for (int b : {1, 2, 4})
-      if (t * b <= kMaxThreadsPerSm) s.push_back({t, b});
+    for (int b : {1, 2, 4}) s.push_back({t, b});
   return s;
 }
 
@@ -59,8 +61,15 @@ __host__ __device__ inline int exchange_partner(Kind kind, int tid, int threads)
 __host__ __device__ inline uint32_t chain_link(uint32_t x) { return x * x + 0x9E3779B9u; }
 __host__ __device__ inline uint32_t chain_start(uint32_t global_tid) { return global_tid * 2654435761u + 1u; }
 
-// Shared memory per block from this device's facts; throws std::invalid_argument on a bad shape.
+// Shared memory per block from the device facts (host only: no CUDA call); throws std::invalid_argument
+// on a bad shape or one that leaves too little shared memory per block. Without facts: the current device's.
+Config make_config(const DeviceFacts& f, Kind kind, int threads, int blocks_per_sm, int steps, bool exchange = false);
 Config make_config(Kind kind, int threads, int blocks_per_sm, int steps, bool exchange = false);
+// What the device is asked for by a config: B blocks per SM of T threads, its shared memory, 32 registers.
+Launch launch_of(const Config& c);
+// Empty when the shape can be resident on `f` (make_config accepts it and check_launch its launch); else
+// why not, in one line.
+std::string shape_unfit_reason(const DeviceFacts& f, const Shape& s);
 // Blocks of this config's kernel that fit on one SM, from the occupancy API.
 int resident_blocks_per_sm(const Config& c);
 // out: blocks * threads chain values; spans: blocks entries, thread 0's clock64/globaltimer span.

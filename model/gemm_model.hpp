@@ -23,15 +23,6 @@ namespace mh::model {
 
 enum class GemmKernel { naive, coalesced, smem, smem_conflicted, smem_padded };
 
-inline GemmKernel gemm_kernel_from_name(const std::string& name) {
-  if (name == "naive") return GemmKernel::naive;
-  if (name == "coalesced") return GemmKernel::coalesced;
-  if (name == "smem") return GemmKernel::smem;
-  if (name == "smem_conflicted") return GemmKernel::smem_conflicted;
-  if (name == "smem_padded") return GemmKernel::smem_padded;
-  throw std::invalid_argument("no counting model for GEMM kernel '" + name + "'");
-}
-
 struct GemmCounts {
   double blocks = 0, warps = 0;
   double ffma_thread = 0, ffma_warp = 0;
@@ -42,7 +33,7 @@ struct GemmCounts {
   double block_barriers = 0;
   double l2_read_sectors = 0;
   double dram_bytes = 0;
-  int blocks_per_sm = 0;  // resident 1024-thread blocks per SM (2048 threads per SM on sm_80 and sm_90)
+  int blocks_per_sm = 0;  // resident 1024-thread blocks per SM: the caller's, from the device facts
 };
 
 // 32-byte sectors and 128-byte lines of `count` contiguous floats from element `first`.
@@ -65,8 +56,11 @@ inline Footprint strided_floats(uint64_t first, uint64_t ld, int count) {
 // Read off `cuobjdump -sass`; README "GEMM model" shows the lines.
 inline int as_read_width(GemmKernel k) { return k == GemmKernel::smem_padded ? 4 : 16; }
 
-inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+// blocks_per_sm: resident blocks per SM on the device (gemm/bench_gemm.cu: from its facts), carried
+// for the barrier bound (plots/bounds.py) and the occupancy; nothing else here depends on it.
+inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K, int blocks_per_sm) {
   if (M < 1 || N < 1 || K < 1) throw std::invalid_argument("GEMM model needs M, N, K >= 1");
+  if (blocks_per_sm < 1) throw std::invalid_argument("GEMM model needs blocks_per_sm >= 1");
   constexpr int T = 32;  // tile edge and warp size
   const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T, Kt = (K + T - 1) / T;
   auto rows_in = [&](int64_t bx) { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); };
@@ -83,7 +77,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K)
 
   GemmCounts c;
   c.blocks = static_cast<double>(Mt * Nt);
-  c.blocks_per_sm = 2;
+  c.blocks_per_sm = blocks_per_sm;
   c.dram_bytes = 4.0 * (M * K + K * N + M * N);
 
   if (kernel == GemmKernel::naive || kernel == GemmKernel::coalesced) {

@@ -31,7 +31,7 @@ TEST(GemmModel, ShortcutsAgreeWithTheAccessModel) {
 }
 
 TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
-  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32);
+  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32, 2);
   EXPECT_EQ(c.ffma_thread, 32.0 * 32 * 32);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);             // 32 warps (columns) x 32 k
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);       // A and B per warp and k
@@ -42,7 +42,7 @@ TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
 }
 
 TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32, 2);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);
   EXPECT_EQ(c.ld_sectors, 32.0 * 32 * (1 + 4));
@@ -53,7 +53,7 @@ TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
 TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
   // N = 36: row k of B starts at 144 k bytes, so a 32-float segment straddles an extra sector when
   // 144 k mod 32 != 0 (odd k) and an extra line unless 144 k mod 128 == 0 (k = 0, 8, ...).
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8, 2);
   // column tile 0 (32 floats): k = 0..7 -> 4,5,4,5,4,5,4,5 sectors; tile 1: 4 floats, 16 B at 144k + 128.
   double b_sectors = 0;
   for (int k = 0; k < 8; ++k) b_sectors += contiguous_floats(36 * k, 32).sectors + contiguous_floats(36 * k + 32, 4).sectors;
@@ -64,7 +64,7 @@ TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
 TEST(GemmModel, SmemWavefrontsPerTile) {
   // 64^3: 4 blocks x 32 warps x 2 tiles. Per warp and tile: As 8 LDS.128 broadcasts (2 wavefronts each:
   // quarter-warp phases asking for the same words pair up) and 32 conflict-free Bs LDS.
-  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64, 2);
   EXPECT_EQ(c.ffma_thread, 64.0 * 64 * 64);
   EXPECT_EQ(c.lds_inst, 256.0 * (8 + 32));
   EXPECT_EQ(c.lds_wavefronts, 256.0 * (8 * 2 + 32));  // ncu on the H200: 1.2 wavefronts per LDS
@@ -75,8 +75,8 @@ TEST(GemmModel, SmemWavefrontsPerTile) {
 }
 
 TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
-  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64);
-  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64);
+  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64, 2);
+  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64, 2);
   // conflicted: As rows 128 B apart read as LDS.128: per quarter-warp 8 lanes, 8 words in each of 4 banks.
   EXPECT_EQ(bad.lds_wavefronts, 256.0 * (8 * 32 + 32) + 128);  // + epilogue LDS per warp
   EXPECT_EQ(bad.sts_wavefronts, 256.0 * 2 + 128 * 32);         // epilogue STS As[lane][col]: 32-way
@@ -87,14 +87,13 @@ TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
 }
 
 TEST(GemmModel, PartialTilesStillRunWholeTiles) {
-  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33, 2);
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.ffma_thread, 4.0 * 1024 * 2 * 32);  // zero-filled tiles are multiplied too
   EXPECT_EQ(c.dram_bytes, 4.0 * 3 * 33 * 33);
 }
 
 TEST(GemmModel, RejectsWhatItCannotModel) {
-  EXPECT_THROW(gemm_kernel_from_name("cublas"), std::invalid_argument);
-  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1), std::invalid_argument);
-  EXPECT_EQ(gemm_kernel_from_name("smem_padded"), GemmKernel::smem_padded);
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1, 2), std::invalid_argument);
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 1, 1, 1, 0), std::invalid_argument);  // blocks per SM from the facts
 }
