@@ -3,8 +3,8 @@
 //   smem_banks/store_throughput/width:W/stride:S/pad:P.
 // Latency: one warp, kLatencySteps dependent requests; cycles_per_access is clock64 in the kernel.
 // Throughput: every SM full of 1024-thread blocks (sm_count x the blocks the device facts let reside:
-// threads, shared memory and the kernel's register cap; the occupancy API must agree at run time, else
-// the benchmark is skipped), each SM issuing about kWavefrontsPerSm model wavefronts per launch (~1 ms
+// threads, shared memory and the kernel's registers, smem_banks.cuh; the occupancy API must agree at run
+// time, else the benchmark is skipped), each SM issuing about kWavefrontsPerSm model wavefronts per launch (~1 ms
 // at 1 per clock). Load results and stored tiles are checked against the host after timing
 // (SkipWithError if wrong). The model's conflict_ways go to --model_out.
 #include <algorithm>
@@ -122,7 +122,7 @@ void add_throughput(Planner& pl, bool store, const model::SmemPattern& pattern) 
     return;
   }
   l.threads = kThreads;
-  l.regs_per_thread = register_cap(f.arch(), store, pattern.width);
+  l.regs_per_thread = planned_registers(f.arch(), store, pattern.width);
   l.blocks_per_sm = blocks_per_sm(f, kThreads, l.smem_per_block, l.regs_per_thread);
   const int ways = model::smem_pattern_wavefronts(pattern, store ? model::SmemOp::store : model::SmemOp::load);
   if (l.blocks_per_sm < 1) {

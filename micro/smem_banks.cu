@@ -95,7 +95,7 @@ using Requests = std::make_integer_sequence<int, kAccessesPerIter>;
 
 // The only shared loads are the timed ones (the tile is filled with stores).
 template <int W>
-__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, false, W)) load_kernel(Lanes lanes, int iters, uint32_t* warp_sums, ClockSpan* spans) {
+__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, W)) load_kernel(Lanes lanes, int iters, uint32_t* warp_sums, ClockSpan* spans) {
   extern __shared__ uint4 tile[];
   uint32_t* words = reinterpret_cast<uint32_t*>(tile);
   for (uint32_t k = threadIdx.x; k < lanes.table_words; k += blockDim.x) words[k] = word_value(k);
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, false, W)) 
 // The only shared stores are the timed ones. Every warp stores, to each word, a value that depends on
 // the word alone, so the tile is deterministic whatever the order; shared loads only in the write-back.
 template <int W>
-__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, true, W)) store_kernel(Lanes lanes, int iters, uint32_t salt, uint32_t* tiles,
+__global__ void __launch_bounds__(kThreads, min_blocks(MH_CUDA_ARCH, W)) store_kernel(Lanes lanes, int iters, uint32_t salt, uint32_t* tiles,
                                                          ClockSpan* spans) {
   extern __shared__ uint4 tile[];
   const uint32_t off = lanes.byte[threadIdx.x % 32], addr = shared_address(tile) + off;
