@@ -83,7 +83,7 @@ void plan(Planner& p) {
         l.smem_per_block = k.smem_bytes;
         l.regs_per_thread = arch_register_cap(k.threads, arch_min_blocks(f.arch(), k.threads));
         l.blocks_per_sm = blocks_per_sm(f, l.threads, l.smem_per_block, l.regs_per_thread);
-        l.note = "model: " + std::to_string(l.blocks_per_sm) + " blocks per SM";
+        l.note = "model: blocks_per_sm=" + std::to_string(l.blocks_per_sm);
       } else {
         l.note = "cuBLAS, " + cublas_math_context();
       }

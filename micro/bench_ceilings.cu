@@ -59,7 +59,7 @@ void plan(Planner& p) {
   if (bytes < 4 * f.l2_bytes)
     p.skip("ceiling/memcpy_d2d", "a copy that misses L2 needs 2 x 4x L2 of device memory");
   else
-    p.add("ceiling/memcpy_d2d", ml, [bytes](benchmark::State& st) { memcpy_d2d(st, bytes); });
+    p.add_if_resident("ceiling/memcpy_d2d", ml, [bytes](benchmark::State& st) { memcpy_d2d(st, bytes); });
 }
 
 }  // namespace

@@ -70,10 +70,19 @@ INSTANTIATE_TEST_SUITE_P(Patterns, SmemBanks, ::testing::ValuesIn(kPatterns), []
          (p.swizzle ? "_swizzle" : "_pad" + std::to_string(p.pad));
 });
 
-TEST(SmemBanksPlan, FullGridIsResident) {
+// The benchmarks plan their grids from device facts (threads, shared memory, the registers of
+// smem_banks.cuh); the occupancy API must give the same blocks per SM, or they are skipped.
+TEST(SmemBanksPlan, FactsPlanWhatTheOccupancyApiSays) {
   REQUIRE_GPU();
+  const DeviceFacts& f = current_device_facts();
   for (bool store : {false, true})
-    for (int width : {4, 8, 16}) EXPECT_GE(resident_blocks_per_sm({width, 64, 1, false}, store), 1);
+    for (int width : {4, 8, 16})
+      for (const model::SmemPattern& p : {model::SmemPattern{width, 1, 0, false}, model::SmemPattern{width, 64, 1, false}}) {
+        const int planned = blocks_per_sm(f, kThreads, table_bytes(p), planned_registers(f.arch(), store, width));
+        EXPECT_GE(planned, 1);
+        EXPECT_EQ(resident_blocks_per_sm(p, store), planned) << (store ? "store" : "load") << " width " << width
+                                                             << " stride " << p.stride;
+      }
 }
 
 TEST(SmemBanksPlan, RejectsPatternsBeyond48KiB) {
