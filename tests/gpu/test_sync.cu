@@ -83,6 +83,34 @@ TEST(SyncConfig, RejectsBadInput) {
   EXPECT_THROW(make_config(Kind::syncthreads, 1024, 64, 1), std::invalid_argument);  // too little shared memory
 }
 
+// Host-only: residency comes from the device facts. A Turing-like SM (1024 threads, 64 KiB shared
+// memory) holds 1 block of 1024 threads or 4 of 256, not 2 of 1024 nor 4 of 512; an H200-like one
+// (2048 threads, 228 KiB) holds 2 of 1024, and the shared memory of each block leaves room for no more.
+TEST(SyncShapes, FactsDecideWhatIsResident) {
+  DeviceFacts f;
+  f.sm_count = 40;
+  f.max_threads_per_sm = 1024;
+  f.max_threads_per_block = 1024;
+  f.max_blocks_per_sm = 16;
+  f.smem_per_sm_bytes = f.smem_per_block_optin_bytes = 64 << 10;
+  f.regs_per_sm = f.regs_per_block = 65536;
+  f.global_mem_bytes = 16ull << 30;
+  EXPECT_EQ(shape_unfit_reason(f, {1024, 1}), "");
+  EXPECT_EQ(shape_unfit_reason(f, {256, 4}), "");
+  EXPECT_NE(shape_unfit_reason(f, {1024, 2}), "");
+  EXPECT_NE(shape_unfit_reason(f, {512, 4}), "");
+  f.max_threads_per_sm = 2048;
+  f.max_blocks_per_sm = 32;
+  f.smem_per_sm_bytes = 228 << 10;
+  f.smem_per_block_optin_bytes = 227 << 10;
+  f.reserved_smem_per_block_bytes = 1 << 10;
+  EXPECT_EQ(shape_unfit_reason(f, {1024, 2}), "");
+  const Config c = make_config(f, Kind::syncthreads, 1024, 2, 1);
+  EXPECT_EQ(c.blocks, 80);
+  EXPECT_EQ(blocks_per_sm(f, 1024, c.smem_bytes, kRegisterCap), 2);
+  EXPECT_EQ(blocks_per_sm(f, 32, c.smem_bytes, kRegisterCap), 2);  // shared memory, not threads, sets B
+}
+
 // Host-only: the groups and partners the exchange and the named barrier rely on.
 TEST(SyncGroups, PartnerIsInTheSameGroupAndAnotherWarp) {
   for (Kind k : {Kind::syncthreads, Kind::syncwarp, Kind::named})
