@@ -82,7 +82,7 @@ void plan(Planner& p) {
         l.blocks = static_cast<long long>((s.m + k.tile_m - 1) / k.tile_m) * ((s.n + k.tile_n - 1) / k.tile_n);
         l.smem_per_block = k.smem_bytes;
         l.regs_per_thread = arch_register_cap(k.threads, arch_min_blocks(f.arch(), k.threads));
-        l.blocks_per_sm = blocks_per_sm(f, l.threads, l.smem_per_block, l.regs_per_thread);
+        l.blocks_per_sm = planned_blocks_per_sm(f, k);
         l.note = "model: blocks_per_sm=" + std::to_string(l.blocks_per_sm);
       } else {
         l.note = "cuBLAS, " + cublas_math_context();

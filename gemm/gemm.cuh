@@ -11,6 +11,7 @@
 
 #include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
+#include "harness/device_facts.hpp"
 #include "model/gemm_model.hpp"
 
 namespace mh::gemm {
@@ -53,10 +54,14 @@ struct GemmKernel {
   int threads = 0;                              // per block; 0: no kernel of ours (cuBLAS)
   int tile_m = 0, tile_n = 0;                   // C elements per block: grid ceil(M / tile_m) x ceil(N / tile_n)
   size_t smem_bytes = 0;                        // static shared memory per block
+  const void* kernel = nullptr;                 // the __global__ function, for the occupancy API
 };
 const std::vector<GemmKernel>& gemm_kernels();
 const GemmKernel& find_kernel(const std::string& name);
 // What a kernel's result is cross-checked against at benchmark sizes: cuBLAS, and kernel 3 for cuBLAS.
 const GemmKernel& cross_check_for(const GemmKernel& k);
+// Resident blocks per SM of a kernel of ours by the device facts (threads, shared memory, the register
+// cap of its __launch_bounds__): what its benchmarks plan and the counting model assumes. 0 for cuBLAS.
+int planned_blocks_per_sm(const DeviceFacts& f, const GemmKernel& k);
 
 }  // namespace mh::gemm

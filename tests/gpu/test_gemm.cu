@@ -6,6 +6,7 @@
 #include "gemm/cublas.cuh"
 #include "gemm/gemm.cuh"
 #include "gemm/verify.cuh"
+#include "harness/device_info.cuh"
 #include "gpu_test.hpp"
 
 using namespace mh;
@@ -75,6 +76,20 @@ TEST(Gemm, CublasIsFp32AndTheToleranceCatchesTf32) {
   cublas_sgemm(tf32, p.prepare(1.f, 0.f));
   const Check reduced = check(p.C.data(), ref);
   EXPECT_FALSE(reduced.pass()) << "cuBLAS with TF32 allowed: " << reduced.describe();
+}
+
+// The benchmarks' plans and the counting model take blocks per SM from the device facts; the occupancy
+// API must agree for every kernel of ours.
+TEST(Gemm, FactsPlanWhatTheOccupancyApiSays) {
+  REQUIRE_GPU();
+  const DeviceFacts& f = current_device_facts();
+  for (const GemmKernel& k : gemm_kernels()) {
+    if (!k.kernel) continue;  // cuBLAS
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.kernel, k.threads, 0));
+    EXPECT_GE(n, 1) << k.name;
+    EXPECT_EQ(n, planned_blocks_per_sm(f, k)) << k.name;
+  }
 }
 
 // The checker itself: planted bugs must fail.
