@@ -1,9 +1,16 @@
 // Families plan their benchmarks from the device's facts, after the device is chosen.
 //
-// Each family file ends with MH_FAMILY("name", plan_fn). plan_fn(Planner&) reads planner.facts()
-// (real, or loaded from a devices/*.json file by `gpubench --plan-for`), and for every configuration
-// either add()s a benchmark with the Launch it needs, or skip()s it with a reason. Nothing in a plan
+// A family's kernels, launchers and host references live in micro/<family>.cu (a library the GPU tests
+// link, no Google Benchmark); its plan and benchmark bodies in micro/bench_<family>.cu (gemm:
+// gemm/bench_gemm.cu), which ends with MH_FAMILY("name", plan_fn). CMake globs both kinds of file.
+// plan_fn(Planner&) reads planner.facts() (real, or loaded from a devices/*.json file by `gpubench
+// --plan-for`), and for every configuration either add()s a benchmark with the Launch it needs, or
+// skip()s it with a reason. Nothing in a plan
 // function may touch the GPU: --plan-for and the DeviceFacts* host tests run them without one.
+//
+// A plan may also predict(name, {{"quantity", value}}): the host model's numbers for a benchmark, written
+// once by `gpubench --model_out FILE` as {"<name>": {"quantity": value}} (name without Google
+// Benchmark's "/manual_time"), instead of counters repeated in every repetition.
 //
 // The run planner registers each added benchmark with Google Benchmark under its full public name
 // (manual time, microseconds); a skip becomes a benchmark that reports "skipped: <reason>". A
