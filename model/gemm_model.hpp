@@ -11,6 +11,7 @@
 //   DRAM bytes: compulsory, A and B read once and C written once (L2 keeps every reuse).
 // The last two are assumptions; where ncu disagrees, the report says which cost the model lacks.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -42,8 +43,12 @@ struct GemmCounts {
   double block_barriers = 0;
   double l2_read_sectors = 0;
   double dram_bytes = 0;
-  int blocks_per_sm = 0;  // resident 1024-thread blocks per SM (2048 threads per SM on sm_80 and sm_90)
+  int blocks_per_sm = 0;  // resident 1024-thread blocks per SM: 2 where the SM holds 2048 threads, else 1
 };
+
+// The kernels' __launch_bounds__(1024, 2): two 1024-thread blocks per SM where the SM holds 2048
+// threads (sm_80, sm_90, sm_100); one on sm_75 (1024) and sm_86/89/120 (1536), where the bound is ignored.
+inline int gemm_blocks_per_sm(int max_threads_per_sm) { return std::max(1, std::min(2, max_threads_per_sm / 1024)); }
 
 // 32-byte sectors and 128-byte lines of `count` contiguous floats from element `first`.
 inline Footprint contiguous_floats(uint64_t first, uint64_t count) {
@@ -65,8 +70,10 @@ inline Footprint strided_floats(uint64_t first, uint64_t ld, int count) {
 // Read off `cuobjdump -sass`; README "GEMM model" shows the lines.
 inline int as_read_width(GemmKernel k) { return k == GemmKernel::smem_padded ? 4 : 16; }
 
-inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+// max_threads_per_sm: the device's (DeviceFacts::max_threads_per_sm); only blocks_per_sm depends on it.
+inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K, int max_threads_per_sm = 2048) {
   if (M < 1 || N < 1 || K < 1) throw std::invalid_argument("GEMM model needs M, N, K >= 1");
+  if (max_threads_per_sm < 1024) throw std::invalid_argument("GEMM model: an SM holds at least 1024 threads");
   constexpr int T = 32;  // tile edge and warp size
   const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T, Kt = (K + T - 1) / T;
   auto rows_in = [&](int64_t bx) { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); };
@@ -83,7 +90,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K)
 
   GemmCounts c;
   c.blocks = static_cast<double>(Mt * Nt);
-  c.blocks_per_sm = 2;
+  c.blocks_per_sm = gemm_blocks_per_sm(max_threads_per_sm);
   c.dram_bytes = 4.0 * (M * K + K * N + M * N);
 
   if (kernel == GemmKernel::naive || kernel == GemmKernel::coalesced) {
