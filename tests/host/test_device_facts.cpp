@@ -5,6 +5,7 @@
 //     occupancy calculator (cuda_occupancy.h, header-only host code).
 //   LoadDeviceFacts.*: bad files are refused with one line naming the file.
 #include <cuda_occupancy.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,35 +48,37 @@ std::string read_text(const std::string& path) {
 // ---------------------------------------------------------------------------------------------------
 // DeviceFacts.PlansEveryFamily/<gpu>
 
-// A Planner that checks what the families plan instead of running it.
+// A Planner that checks what the families plan instead of running it. `family`: the family whose plan
+// runs now (empty under plan_all); its benchmarks' names must start with "<family>/".
 class CheckingPlanner final : public mh::Planner {
  public:
   explicit CheckingPlanner(const mh::DeviceFacts& f) : f_(f) {}
   const mh::DeviceFacts& facts() const override { return f_; }
   void add(const std::string& name, const mh::Launch& l, mh::Body body) override {
     record(name);
-    ++added[family_of(name)];
+    ++added[family];
     EXPECT_TRUE(static_cast<bool>(body)) << name << ": no body";
     EXPECT_EQ(mh::check_launch(f_, l), "") << name << " planned as " << mh::describe(l);
     if (l.threads > 0) EXPECT_GE(l.blocks, 1) << name << ": a kernel launch with no blocks";
   }
   void skip(const std::string& name, const std::string& reason) override {
     record(name);
-    ++skipped[family_of(name)];
+    ++skipped[family];
     EXPECT_NE(reason.find_first_not_of(" \t"), std::string::npos) << name << ": skipped without a reason";
     EXPECT_EQ(reason.find('\n'), std::string::npos) << name << ": the reason must be one line";
   }
   void context(const std::string& key, const std::string&) override { EXPECT_FALSE(key.empty()); }
 
-  static std::string family_of(const std::string& name) { return name.substr(0, name.find('/')); }
+  std::string family;
   std::map<std::string, int> added, skipped;
   std::set<std::string> names;
 
  private:
   void record(const std::string& name) {
-    EXPECT_FALSE(name.empty());
     EXPECT_EQ(name.find_first_of(" \t\n"), std::string::npos) << "'" << name << "': whitespace in a name";
     EXPECT_TRUE(names.insert(name).second) << name << ": planned twice";
+    if (!family.empty())
+      EXPECT_EQ(name.rfind(family + "/", 0), 0u) << name << ": planned by family " << family << ", not under its name";
   }
   const mh::DeviceFacts& f_;
 };
@@ -85,20 +88,51 @@ class DeviceFacts : public ::testing::TestWithParam<std::string> {};
 TEST_P(DeviceFacts, PlansEveryFamily) {
   mh::DeviceFacts f;
   ASSERT_NO_THROW(f = mh::load_device_facts(GetParam()));
-  CheckingPlanner p(f);
-  mh::plan_all(p);
-
+  // Family by family, so that each name is checked against the family that planned it ...
+  CheckingPlanner each(f);
   std::set<std::string> family_names;
   for (const mh::Family& fam : mh::families()) {
-    family_names.insert(fam.name);
-    EXPECT_GE(p.added[fam.name], 1) << "family " << fam.name << " plans nothing to run on " << f.gpu_name << " ("
-                                    << p.skipped[fam.name] << " skipped)";
+    EXPECT_TRUE(family_names.insert(fam.name).second) << "two families named " << fam.name;
+    each.family = fam.name;
+    fam.plan(each);
+    EXPECT_GE(each.added[fam.name], 1) << "family " << fam.name << " plans nothing to run on " << f.gpu_name << " ("
+                                       << each.skipped[fam.name] << " skipped)";
   }
   for (const char* expected : {"coalescing", "smem_banks", "sync", "ceiling", "gemm"})
     EXPECT_EQ(family_names.count(expected), 1u) << "no family named " << expected;
-  // Every benchmark's first name segment is the family that planned it (tools group by that prefix).
-  for (const std::string& name : p.names)
-    EXPECT_EQ(family_names.count(CheckingPlanner::family_of(name)), 1u) << name << ": not under a family's name";
+  // ... and as the runner plans them: all at once, the same benchmarks (no name across two families).
+  CheckingPlanner all(f);
+  mh::plan_all(all);
+  EXPECT_EQ(all.names, each.names);
+}
+
+// The checks above can fail: a plan that breaks each rule is caught.
+TEST(CheckingPlannerSelfTest, FlagsEveryBrokenRule) {
+  const mh::DeviceFacts f = mh::load_device_facts(std::string(MH_DEVICES_DIR) + "/t4.json");
+  CheckingPlanner p(f);
+  p.family = "fam";
+  mh::Launch ok;
+  ok.threads = 256;
+  ok.blocks_per_sm = 4;
+  ok.blocks = 4LL * f.sm_count;
+  auto body = [](benchmark::State&) {};
+  p.add("fam/ok", ok, body);
+  p.skip("fam/skipped", "needs 2048 threads per SM");
+  EXPECT_EQ(p.added["fam"], 1);
+  EXPECT_EQ(p.skipped["fam"], 1);
+  mh::Launch two_big = ok;
+  two_big.threads = 1024;
+  two_big.blocks_per_sm = 2;  // sm_75 holds 1024 threads
+  EXPECT_NONFATAL_FAILURE(p.add("fam/not_resident", two_big, body), "planned as");
+  mh::Launch no_blocks = ok;
+  no_blocks.blocks = 0;
+  EXPECT_NONFATAL_FAILURE(p.add("fam/no_blocks", no_blocks, body), "no blocks");
+  EXPECT_NONFATAL_FAILURE(p.add("fam/no_body", ok, mh::Body()), "no body");
+  EXPECT_NONFATAL_FAILURE(p.skip("fam/silent", " "), "without a reason");
+  EXPECT_NONFATAL_FAILURE(p.skip("fam/two_lines", "a\nb"), "one line");
+  EXPECT_NONFATAL_FAILURE(p.add("fam/ok", ok, body), "planned twice");
+  EXPECT_NONFATAL_FAILURE(p.add("other/x", ok, body), "not under its name");
+  EXPECT_NONFATAL_FAILURE(p.add("fam/a b", ok, body), "whitespace");
 }
 
 std::string gpu_label(const ::testing::TestParamInfo<std::string>& info) {
