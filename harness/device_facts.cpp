@@ -11,8 +11,9 @@
 namespace mh {
 namespace {
 
-// A flat JSON object: "key": number | "string" | true/false/null, nothing nested. Enough for
-// devices/*.json; anything else is refused with the offending position.
+// A JSON object of "key": number | "string" | true/false/null; a nested list or object (e.g. "source")
+// is kept as its raw text, so a key planning needs never takes one. Enough for devices/*.json;
+// anything else (duplicate keys, text after the object) is refused with the offending position.
 std::map<std::string, std::string> parse_flat_json(const std::string& text, const std::string& path) {
   std::map<std::string, std::string> out;
   size_t i = 0;
@@ -35,7 +36,7 @@ std::map<std::string, std::string> parse_flat_json(const std::string& text, cons
   if (i >= text.size() || text[i] != '{') fail("expected '{'");
   ++i;
   ws();
-  if (i < text.size() && text[i] == '}') return out;
+  if (i < text.size() && text[i] == '}') return out;  // an empty object: load_device_facts names the first missing key
   while (true) {
     ws();
     const std::string key = str();
@@ -44,18 +45,25 @@ std::map<std::string, std::string> parse_flat_json(const std::string& text, cons
     ++i;
     ws();
     if (i >= text.size()) fail("missing value");
+    if (out.count(key)) fail("duplicate key \"" + key + "\"");
     if (text[i] == '"') {
       out[key] = str();
     } else if (text[i] == '{' || text[i] == '[') {
-      // nested values (e.g. a "source" list) are allowed and ignored
-      const char open = text[i], close = open == '{' ? '}' : ']';
+      // brackets inside strings do not count
+      const size_t start = i;
       int depth = 0;
-      for (; i < text.size(); ++i) {
-        if (text[i] == open) ++depth;
-        if (text[i] == close && --depth == 0) break;
+      while (i < text.size()) {
+        if (text[i] == '"') {
+          str();
+          continue;
+        }
+        if (text[i] == '{' || text[i] == '[') ++depth;
+        if ((text[i] == '}' || text[i] == ']') && --depth == 0) break;
+        ++i;
       }
       if (i >= text.size()) fail("unterminated value");
       ++i;
+      out[key] = text.substr(start, i - start);
     } else {
       const size_t start = i;
       while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -66,6 +74,9 @@ std::map<std::string, std::string> parse_flat_json(const std::string& text, cons
     if (i < text.size() && text[i] == '}') break;
     fail("expected ',' or '}'");
   }
+  ++i;
+  ws();
+  if (i < text.size()) fail("text after the closing '}'");
   return out;
 }
 
@@ -137,18 +148,26 @@ std::string human_bytes(double b) {
 }
 
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs) {
+  // The rules of CUDA's cuda_occupancy.h (cudaOccMaxActiveBlocksPerMultiprocessor) for sm_75 and newer,
+  // default carve-out; the host test Occupancy.MatchesCudaOccupancyHeader holds the two together.
   if (threads <= 0 || threads > f.max_threads_per_block) return 0;
-  int n = std::min(f.max_blocks_per_sm, f.max_threads_per_sm / threads);
-  if (smem > 0 || f.reserved_smem_per_block_bytes > 0) {
-    const size_t per_block = smem + f.reserved_smem_per_block_bytes;
-    if (smem > f.smem_per_block_optin_bytes) return 0;
-    n = std::min<long long>(n, static_cast<long long>(f.smem_per_sm_bytes / per_block));
-  }
+  constexpr int kWarp = 32, kSubPartitions = 4, kRegUnit = 256;
+  const int warps = (threads + kWarp - 1) / kWarp;  // threads are allocated by whole warps
+  int n = std::min(f.max_blocks_per_sm, f.max_threads_per_sm / kWarp / warps);
+  // Shared memory: the block's bytes plus the driver's reserve, in units of 256 bytes (sm_7x) or 128.
+  const size_t unit = f.cc_major >= 8 ? 128 : 256;
+  const size_t per_block = (smem + f.reserved_smem_per_block_bytes + unit - 1) / unit * unit;
+  if (smem > f.smem_per_block_optin_bytes || per_block > f.smem_per_block_optin_bytes + f.reserved_smem_per_block_bytes)
+    return 0;
+  if (per_block > 0) n = std::min<long long>(n, static_cast<long long>(f.smem_per_sm_bytes / per_block));
   if (regs > 0) {
-    const int warps = (threads + 31) / 32;
-    const int per_warp = (regs * 32 + 255) / 256 * 256;  // allocation granularity: 256 registers per warp
-    if (per_warp * warps > f.regs_per_block) return 0;
-    n = std::min(n, f.regs_per_sm / (per_warp * warps));
+    // Registers go to warps in units of 256, each warp inside one of the SM's four sub-partitions; the
+    // per-block check rounds the warps up to a multiple of four.
+    const int per_warp = (regs * kWarp + kRegUnit - 1) / kRegUnit * kRegUnit;
+    const int rounded_warps = (warps + kSubPartitions - 1) / kSubPartitions * kSubPartitions;
+    if (regs > 255 || per_warp * rounded_warps > f.regs_per_block) return 0;
+    const int warps_per_sm = f.regs_per_sm / kSubPartitions / per_warp * kSubPartitions;
+    n = std::min(n, warps_per_sm / warps);
   }
   return std::max(n, 0);
 }

@@ -39,13 +39,14 @@ std::string nvml_driver_version() {
 }
 
 // The unified L1/shared-memory array per SM is not a device attribute; the tuning guides give it per
-// architecture (Turing 96 KiB, A100/H100 256 KiB, GA10x/AD10x 128 KiB, Blackwell 256 KiB / 128 KiB on
+// architecture (Turing 96 KiB, A100 192 KiB, H100 256 KiB, GA10x/AD10x 128 KiB, Blackwell 256 KiB / 128 KiB on
 // consumer parts). Unknown: shared memory per SM plus the smallest L1 any of them keeps (28 KiB).
 size_t l1_smem_per_sm(int major, int minor, size_t smem_per_sm) {
   const int cc = major * 10 + minor;
   size_t kib = 0;
   if (cc == 75) kib = 96;
-  else if (cc == 80 || cc == 90 || cc == 100 || cc == 103) kib = 256;
+  else if (cc == 80) kib = 192;
+  else if (cc == 90 || cc == 100 || cc == 103) kib = 256;
   else if (cc == 86 || cc == 87 || cc == 89 || cc == 120 || cc == 121) kib = 128;
   return kib ? kib << 10 : smem_per_sm + (28 << 10);
 }

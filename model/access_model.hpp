@@ -18,9 +18,13 @@ struct Footprint {
 };
 
 // addrs: the byte address of each active lane; width: bytes each lane accesses (1, 2, 4, 8 or 16).
+// Every address must be a multiple of the width: the hardware issues no other access (a misaligned
+// one is a misaligned-address error), so an aligned lane never straddles a sector.
 inline Footprint global_footprint(const std::vector<uint64_t>& addrs, int width) {
   if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
     throw std::invalid_argument("access width must be 1, 2, 4, 8 or 16 bytes");
+  for (uint64_t a : addrs)
+    if (a % width) throw std::invalid_argument("global address not aligned to the access width");
   // Sort and count distinct: the GEMM model calls this millions of times, a std::set is too slow.
   std::vector<uint64_t> sectors, lines;
   for (uint64_t a : addrs) {

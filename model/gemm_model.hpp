@@ -11,6 +11,7 @@
 //   DRAM bytes: compulsory, A and B read once and C written once (L2 keeps every reuse).
 // The last two are assumptions; where ncu disagrees, the report says which cost the model lacks.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>

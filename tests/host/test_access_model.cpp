@@ -54,10 +54,28 @@ TEST(AccessModel, SixteenByteAccessesCoverFourLines) {
   EXPECT_EQ(f.lines, 4);
 }
 
-TEST(AccessModel, SixteenByteAccessStraddlingASectorCountsBoth) {
-  Footprint f = global_footprint({24}, 16);  // bytes 24..39
-  EXPECT_EQ(f.sectors, 2);
-  EXPECT_EQ(f.lines, 1);
+// A lane's access is aligned to its width (the hardware raises a misaligned-address error otherwise), so
+// it lies in one sector: the model refuses what no warp can issue, e.g. 16 bytes at byte 24.
+TEST(AccessModel, RefusesMisalignedAccesses) {
+  EXPECT_THROW(global_footprint({24}, 16), std::invalid_argument);
+  EXPECT_THROW(global_footprint({0, 16, 36}, 8), std::invalid_argument);  // the third lane
+  EXPECT_THROW(global_footprint({2}, 4), std::invalid_argument);
+  EXPECT_THROW(global_footprint({1}, 2), std::invalid_argument);
+  EXPECT_THROW(global_footprint(strided_addresses(8, 1, 16), 16), std::invalid_argument);
+  EXPECT_NO_THROW(global_footprint({3}, 1));
+  EXPECT_NO_THROW(global_footprint({48}, 16));
+}
+
+TEST(AccessModel, AnAlignedLaneTouchesOneSector) {
+  for (int width : {1, 2, 4, 8, 16})
+    for (uint64_t a = 0; a < 512; a += width) {
+      EXPECT_EQ(global_footprint({a}, width).sectors, 1) << width << " bytes at " << a;
+      EXPECT_EQ(global_footprint({a}, width).lines, 1) << width << " bytes at " << a;
+    }
+  // 32 lanes of 16 bytes, 16 bytes apart from byte 16: 512 bytes over 17 sectors and 5 lines.
+  const Footprint f = global_footprint(strided_addresses(16, 1, 16), 16);
+  EXPECT_EQ(f.sectors, 17);
+  EXPECT_EQ(f.lines, 5);
 }
 
 TEST(AccessModel, StridedSectorsSaturateAtOnePerLane) {

@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "harness/arch.hpp"
 #include "model/gemm_model.hpp"
 
 using namespace mh::model;
@@ -31,7 +37,7 @@ TEST(GemmModel, ShortcutsAgreeWithTheAccessModel) {
 }
 
 TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
-  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32, 2);
+  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32, 2, 2);
   EXPECT_EQ(c.ffma_thread, 32.0 * 32 * 32);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);             // 32 warps (columns) x 32 k
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);       // A and B per warp and k
@@ -42,7 +48,7 @@ TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
 }
 
 TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32, 2);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32, 2, 2);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);
   EXPECT_EQ(c.ld_sectors, 32.0 * 32 * (1 + 4));
@@ -53,7 +59,7 @@ TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
 TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
   // N = 36: row k of B starts at 144 k bytes, so a 32-float segment straddles an extra sector when
   // 144 k mod 32 != 0 (odd k) and an extra line unless 144 k mod 128 == 0 (k = 0, 8, ...).
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8, 2);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8, 2, 2);
   // column tile 0 (32 floats): k = 0..7 -> 4,5,4,5,4,5,4,5 sectors; tile 1: 4 floats, 16 B at 144k + 128.
   double b_sectors = 0;
   for (int k = 0; k < 8; ++k) b_sectors += contiguous_floats(36 * k, 32).sectors + contiguous_floats(36 * k + 32, 4).sectors;
@@ -64,7 +70,7 @@ TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
 TEST(GemmModel, SmemWavefrontsPerTile) {
   // 64^3: 4 blocks x 32 warps x 2 tiles. Per warp and tile: As 8 LDS.128 broadcasts (2 wavefronts each:
   // quarter-warp phases asking for the same words pair up) and 32 conflict-free Bs LDS.
-  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64, 2);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64, 2, 2);
   EXPECT_EQ(c.ffma_thread, 64.0 * 64 * 64);
   EXPECT_EQ(c.lds_inst, 256.0 * (8 + 32));
   EXPECT_EQ(c.lds_wavefronts, 256.0 * (8 * 2 + 32));  // ncu on the H200: 1.2 wavefronts per LDS
@@ -75,8 +81,8 @@ TEST(GemmModel, SmemWavefrontsPerTile) {
 }
 
 TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
-  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64, 2);
-  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64, 2);
+  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64, 2, 2);
+  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64, 2, 2);
   // conflicted: As rows 128 B apart read as LDS.128: per quarter-warp 8 lanes, 8 words in each of 4 banks.
   EXPECT_EQ(bad.lds_wavefronts, 256.0 * (8 * 32 + 32) + 128);  // + epilogue LDS per warp
   EXPECT_EQ(bad.sts_wavefronts, 256.0 * 2 + 128 * 32);         // epilogue STS As[lane][col]: 32-way
@@ -87,13 +93,244 @@ TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
 }
 
 TEST(GemmModel, PartialTilesStillRunWholeTiles) {
-  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33, 2);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33, 2, 2);
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.ffma_thread, 4.0 * 1024 * 2 * 32);  // zero-filled tiles are multiplied too
   EXPECT_EQ(c.dram_bytes, 4.0 * 3 * 33 * 33);
 }
 
 TEST(GemmModel, RejectsWhatItCannotModel) {
-  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1, 2), std::invalid_argument);
-  EXPECT_THROW(count_gemm(GemmKernel::smem, 1, 1, 1, 0), std::invalid_argument);  // blocks per SM from the facts
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1, 2, 2), std::invalid_argument);
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 1, 1, 1, 0, 2), std::invalid_argument);  // blocks per SM from the facts
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Non-square shapes, every field. Two independent counts: numbers worked out by hand for one shape,
+// and a walk over every lane of every warp of every block with the kernels' own index arithmetic
+// (gemm/1_naive.cuh, 2_coalesced.cuh, 3_smem.cuh, 3a_smem_conflicted.cuh), counting sectors with sets.
+
+namespace {
+
+constexpr int kT = 32;
+
+struct Walked {
+  double blocks = 0, warps = 0, ffma_thread = 0, ffma_warp = 0;
+  double ld_requests = 0, ld_sectors = 0, ld_lines = 0, st_requests = 0, st_sectors = 0, l2_read_sectors = 0;
+};
+
+// One warp-wide request of 4-byte elements of one array (element indices of its active lanes).
+struct Request {
+  int sectors = 0, lines = 0;
+};
+Request request(const std::vector<uint64_t>& elems) {
+  std::set<uint64_t> s, l;
+  for (uint64_t e : elems) s.insert(e * 4 / 32), l.insert(e * 4 / 128);
+  return {static_cast<int>(s.size()), static_cast<int>(l.size())};
+}
+
+Walked walk(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+  const int64_t Mt = (M + kT - 1) / kT, Nt = (N + kT - 1) / kT;
+  const bool tiled = kernel != GemmKernel::naive && kernel != GemmKernel::coalesced;
+  Walked w;
+  w.blocks = double(Mt * Nt);
+  w.warps = w.blocks * kT;  // 1024 threads a block, every block launched whole
+  auto load = [&](const std::vector<uint64_t>& elems, std::set<uint64_t>& seen) {
+    if (elems.empty()) return;  // every lane predicated off: no request
+    const Request r = request(elems);
+    w.ld_requests += 1, w.ld_sectors += r.sectors, w.ld_lines += r.lines;
+    for (uint64_t e : elems) seen.insert(e * 4 / 32);
+  };
+  for (int64_t bx = 0; bx < Mt; ++bx)
+    for (int64_t by = 0; by < Nt; ++by) {
+      std::set<uint64_t> a_seen, b_seen;  // sectors of A and of B this block reads
+      for (int warp = 0; warp < kT; ++warp) {
+        // The C element lane `lane` owns (loads and stores): naive has threadIdx.x (the lane) -> row,
+        // threadIdx.y (the warp) -> column; the others tid / 32 (the warp) -> row, tid % 32 -> column.
+        auto row = [&](int lane) { return kernel == GemmKernel::naive ? bx * kT + lane : bx * kT + warp; };
+        auto col = [&](int lane) { return kernel == GemmKernel::naive ? by * kT + warp : by * kT + lane; };
+        std::vector<uint64_t> c;
+        for (int lane = 0; lane < kT; ++lane)
+          if (row(lane) < M && col(lane) < N) c.push_back(uint64_t(row(lane) * N + col(lane)));
+        if (!tiled) {
+          if (c.empty()) continue;  // the whole warp returned at once
+          w.ffma_warp += double(K);
+          w.ffma_thread += double(c.size()) * K;
+          for (int64_t k = 0; k < K; ++k) {
+            std::vector<uint64_t> a, b;
+            for (int lane = 0; lane < kT; ++lane)
+              if (row(lane) < M && col(lane) < N) {
+                a.push_back(uint64_t(row(lane) * K + k));
+                b.push_back(uint64_t(k * N + col(lane)));
+              }
+            load(a, a_seen);
+            load(b, b_seen);
+          }
+        } else {
+          for (int64_t t = 0; t < K; t += kT) {
+            // Tile loads: warp ly reads row ly of the A tile (A[row][t + lane]) and of the B tile
+            // (B[t + ly][col]); out-of-range lanes are predicated off (they store a zero).
+            std::vector<uint64_t> a, b;
+            for (int lane = 0; lane < kT; ++lane) {
+              if (bx * kT + warp < M && t + lane < K) a.push_back(uint64_t((bx * kT + warp) * K + t + lane));
+              if (t + warp < K && by * kT + lane < N) b.push_back(uint64_t((t + warp) * N + by * kT + lane));
+            }
+            // A block never re-reads a tile: L2 serves each tile's sectors once.
+            std::set<uint64_t> a_tile, b_tile;
+            load(a, a_tile);
+            load(b, b_tile);
+            w.l2_read_sectors += double(a_tile.size() + b_tile.size());
+            w.ffma_warp += kT;  // every warp runs every k of every tile, zeros included
+            w.ffma_thread += kT * kT;
+          }
+        }
+        if (!c.empty()) {
+          w.st_requests += 1;
+          w.st_sectors += request(c).sectors;
+        }
+      }
+      if (!tiled) w.l2_read_sectors += double(a_seen.size() + b_seen.size());  // each once per block
+    }
+  return w;
+}
+
+void expect_matches_walk(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+  const GemmCounts c = count_gemm(kernel, M, N, K, 2);
+  const Walked w = walk(kernel, M, N, K);
+  const std::string at = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  EXPECT_EQ(c.blocks, w.blocks) << at;
+  EXPECT_EQ(c.warps, w.warps) << at;
+  EXPECT_EQ(c.ffma_thread, w.ffma_thread) << at;
+  EXPECT_EQ(c.ffma_warp, w.ffma_warp) << at;
+  EXPECT_EQ(c.ld_requests, w.ld_requests) << at;
+  EXPECT_EQ(c.ld_sectors, w.ld_sectors) << at;
+  EXPECT_EQ(c.ld_lines, w.ld_lines) << at;
+  EXPECT_EQ(c.st_requests, w.st_requests) << at;
+  EXPECT_EQ(c.st_sectors, w.st_sectors) << at;
+  EXPECT_EQ(c.l2_read_sectors, w.l2_read_sectors) << at;
+  EXPECT_EQ(c.dram_bytes, 4.0 * (M * K + K * N + M * N)) << at;
+  EXPECT_EQ(c.blocks_per_sm, 2) << at;
+}
+
+}  // namespace
+
+// M = 40, N = 24, K = 8: a 2 x 1 grid of blocks (rows 0-31 and 32-39, columns 0-23). A row of A is 8
+// floats = one 32-byte sector; a row of B and of C is 24 floats = 96 bytes = three sectors.
+TEST(GemmModel, NaiveNonSquareByHand) {
+  const GemmCounts c = count_gemm(GemmKernel::naive, 40, 24, 8, 2);
+  EXPECT_EQ(c.blocks, 2);
+  EXPECT_EQ(c.warps, 64);           // 2 blocks x 32 warps launched
+  EXPECT_EQ(c.ffma_warp, 48.0 * 8); // warp = column: 24 of each block's 32 are inside C
+  EXPECT_EQ(c.ffma_thread, 40.0 * 24 * 8);
+  EXPECT_EQ(c.ld_requests, 2.0 * 48 * 8);
+  // A: lanes = rows 32 B apart, a sector each: 32 (block 0) + 8 (block 1) per column and k; B: a broadcast.
+  EXPECT_EQ(c.ld_sectors, 24.0 * 8 * (32 + 8) + 48 * 8);
+  EXPECT_EQ(c.ld_lines, 24.0 * 8 * (8 + 2) + 48 * 8);  // four rows to a line: 8 lines + 2 lines
+  EXPECT_EQ(c.st_requests, 48);
+  EXPECT_EQ(c.st_sectors, 24.0 * (32 + 8));  // C rows 96 B apart
+  // L2, each block once: block 0 reads 32 A sectors and 8 x 3 B sectors, block 1 8 A sectors and the same 24.
+  EXPECT_EQ(c.l2_read_sectors, (32 + 24) + (8 + 24));
+  EXPECT_EQ(c.dram_bytes, 4.0 * (40 * 8 + 8 * 24 + 40 * 24));
+  EXPECT_EQ(c.blocks_per_sm, 2);
+  EXPECT_EQ(c.lds_inst + c.lds_wavefronts + c.sts_inst + c.sts_wavefronts + c.block_barriers, 0);
+}
+
+TEST(GemmModel, CoalescedNonSquareByHand) {
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 40, 24, 8, 2);
+  EXPECT_EQ(c.blocks, 2);
+  EXPECT_EQ(c.warps, 64);
+  EXPECT_EQ(c.ffma_warp, 40.0 * 8);  // warp = row: 32 + 8 rows inside C
+  EXPECT_EQ(c.ffma_thread, 40.0 * 24 * 8);
+  EXPECT_EQ(c.ld_requests, 2.0 * 40 * 8);
+  // A: a broadcast; B: row k = bytes 96k..96k+95, three sectors, and 1,2,2,1,1,2,2,1 lines for k = 0..7.
+  EXPECT_EQ(c.ld_sectors, 40.0 * 8 + 40 * 8 * 3);
+  EXPECT_EQ(c.ld_lines, 40.0 * 8 + 40 * 12);
+  EXPECT_EQ(c.st_requests, 40);
+  EXPECT_EQ(c.st_sectors, 40.0 * 3);
+  EXPECT_EQ(c.l2_read_sectors, (32 + 24) + (8 + 24));
+  EXPECT_EQ(c.dram_bytes, 4.0 * (40 * 8 + 8 * 24 + 40 * 24));
+  EXPECT_EQ(c.blocks_per_sm, 2);
+}
+
+TEST(GemmModel, SmemNonSquareByHand) {
+  // One K tile: every one of the 64 warps runs it; 40 rows of A (one sector each) and 8 rows of B (three
+  // sectors; 12 lines) are loaded, B's by both blocks; C: 40 rows of three sectors.
+  const GemmCounts c = count_gemm(GemmKernel::smem, 40, 24, 8, 2);
+  EXPECT_EQ(c.blocks, 2);
+  EXPECT_EQ(c.warps, 64);
+  EXPECT_EQ(c.ffma_warp, 64.0 * 32);
+  EXPECT_EQ(c.ffma_thread, 64.0 * 32 * 32);
+  EXPECT_EQ(c.ld_requests, 40 + 2 * 8);
+  EXPECT_EQ(c.ld_sectors, 40 + 2 * 8 * 3);
+  EXPECT_EQ(c.ld_lines, 40 + 2 * 12);
+  EXPECT_EQ(c.st_requests, 40);
+  EXPECT_EQ(c.st_sectors, 40 * 3);
+  EXPECT_EQ(c.l2_read_sectors, 40 + 2 * 8 * 3);
+  EXPECT_EQ(c.lds_inst, 64.0 * (8 + 32));            // per warp and tile: 8 LDS.128 of As, 32 LDS of Bs
+  EXPECT_EQ(c.lds_wavefronts, 64.0 * (8 * 2 + 32));
+  EXPECT_EQ(c.sts_inst, 64.0 * 2);
+  EXPECT_EQ(c.sts_wavefronts, 64.0 * 2);
+  EXPECT_EQ(c.block_barriers, 2.0 * 2);
+  EXPECT_EQ(c.dram_bytes, 4.0 * (40 * 8 + 8 * 24 + 40 * 24));
+  EXPECT_EQ(c.blocks_per_sm, 2);
+  // K = 40: two tiles, the second 8 wide; shared-memory work and barriers double.
+  const GemmCounts k2 = count_gemm(GemmKernel::smem, 40, 24, 40, 2);
+  EXPECT_EQ(k2.lds_inst, 2 * c.lds_inst);
+  EXPECT_EQ(k2.block_barriers, 2.0 * 2 * 2);
+  EXPECT_EQ(k2.ffma_warp, 64.0 * 2 * 32);
+}
+
+TEST(GemmModel, AblationsNonSquareByHand) {
+  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 40, 24, 8, 2);
+  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 40, 24, 8, 2);
+  // Per warp: As read down a column, 8 LDS.128 of 32 wavefronts (conflicted) or 32 LDS of one (padded);
+  // Bs a broadcast, 32 LDS of one; then the epilogue: one STS and one LDS through As.
+  EXPECT_EQ(bad.lds_inst, 64.0 * (8 + 32) + 64);
+  EXPECT_EQ(bad.lds_wavefronts, 64.0 * (8 * 32 + 32) + 64);
+  EXPECT_EQ(bad.sts_inst, 64.0 * 2 + 64);
+  EXPECT_EQ(bad.sts_wavefronts, 64.0 * 2 + 64 * 32);
+  EXPECT_EQ(pad.lds_inst, 64.0 * (32 + 32) + 64);
+  EXPECT_EQ(pad.lds_wavefronts, 64.0 * (32 + 32) + 64);
+  EXPECT_EQ(pad.sts_wavefronts, 64.0 * 2 + 64);
+  for (const GemmCounts* c : {&bad, &pad}) {
+    EXPECT_EQ(c->block_barriers, 2.0 * (2 + 1));
+    EXPECT_EQ(c->warps, 64);
+    EXPECT_EQ(c->ld_sectors, 40 + 2 * 8 * 3);  // the loads and stores are kernel 3's
+    EXPECT_EQ(c->st_sectors, 40 * 3);
+    EXPECT_EQ(c->blocks_per_sm, 2);
+  }
+}
+
+// Shapes with M != N and partial tiles. For the naive kernels, K and N keep rows of A and of B from
+// sharing a sector (K a multiple of 8; N a multiple of 8 or more than 40), where the model's per-row
+// count and a block's distinct sectors agree.
+TEST(GemmModel, NaiveAndCoalescedMatchAWalkOverEveryLane) {
+  for (auto kernel : {GemmKernel::naive, GemmKernel::coalesced})
+    for (auto [m, n, k] : {std::tuple<int, int, int>{40, 24, 8}, {24, 72, 16}, {72, 40, 24}, {1, 104, 8}, {100, 8, 32},
+                           {65, 48, 40}, {33, 97, 16}})
+      expect_matches_walk(kernel, m, n, k);
+}
+
+TEST(GemmModel, TiledKernelsMatchAWalkOverEveryLane) {
+  for (auto kernel : {GemmKernel::smem, GemmKernel::smem_conflicted, GemmKernel::smem_padded})
+    for (auto [m, n, k] : {std::tuple<int, int, int>{40, 24, 8}, {24, 72, 16}, {72, 40, 48}, {1, 104, 8}, {100, 8, 72},
+                           {65, 48, 40}, {33, 97, 36}})
+      expect_matches_walk(kernel, m, n, k);
+}
+
+TEST(GemmModel, BlocksPerSmFollowTheDevice) {
+  // The caller's figure (from the device facts) is carried, and nothing else depends on it.
+  EXPECT_EQ(count_gemm(GemmKernel::smem, 64, 32, 32, 2, 2).blocks_per_sm, 2);
+  EXPECT_EQ(count_gemm(GemmKernel::naive, 64, 32, 32, 1, 2).blocks_per_sm, 1);
+  const GemmCounts a = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 2, 2), b = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 1, 2);
+  EXPECT_EQ(a.lds_wavefronts, b.lds_wavefronts);
+  EXPECT_EQ(a.l2_read_sectors, b.l2_read_sectors);
+  // __launch_bounds__(1024, MH_MIN_BLOCKS(1024)): two blocks where an SM holds 2048 threads, one where it
+  // holds 1024 or 1536, and the register cap that follows.
+  EXPECT_EQ(mh::arch_min_blocks(900, 1024), 2);
+  EXPECT_EQ(mh::arch_min_blocks(800, 1024), 2);
+  EXPECT_EQ(mh::arch_min_blocks(750, 1024), 1);
+  EXPECT_EQ(mh::arch_min_blocks(860, 1024), 1);
+  EXPECT_EQ(mh::arch_min_blocks(1200, 1024), 1);
+  EXPECT_EQ(mh::arch_register_cap(1024, 2), 32);
+  EXPECT_EQ(mh::arch_register_cap(1024, 1), 64);
 }
