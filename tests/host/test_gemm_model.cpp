@@ -37,7 +37,7 @@ TEST(GemmModel, ShortcutsAgreeWithTheAccessModel) {
 }
 
 TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
-  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32, 2, 2);
+  const GemmCounts c = count_gemm(GemmKernel::naive, 32, 32, 32, 2);
   EXPECT_EQ(c.ffma_thread, 32.0 * 32 * 32);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);             // 32 warps (columns) x 32 k
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);       // A and B per warp and k
@@ -48,7 +48,7 @@ TEST(GemmModel, NaiveAt32IsOneSectorPerLaneForA) {
 }
 
 TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32, 2, 2);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 32, 32, 32, 2);
   EXPECT_EQ(c.ffma_warp, 32.0 * 32);
   EXPECT_EQ(c.ld_requests, 2.0 * 32 * 32);
   EXPECT_EQ(c.ld_sectors, 32.0 * 32 * (1 + 4));
@@ -59,7 +59,7 @@ TEST(GemmModel, CoalescedAt32IsFourSectorsForB) {
 TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
   // N = 36: row k of B starts at 144 k bytes, so a 32-float segment straddles an extra sector when
   // 144 k mod 32 != 0 (odd k) and an extra line unless 144 k mod 128 == 0 (k = 0, 8, ...).
-  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8, 2, 2);
+  const GemmCounts c = count_gemm(GemmKernel::coalesced, 1, 36, 8, 2);
   // column tile 0 (32 floats): k = 0..7 -> 4,5,4,5,4,5,4,5 sectors; tile 1: 4 floats, 16 B at 144k + 128.
   double b_sectors = 0;
   for (int k = 0; k < 8; ++k) b_sectors += contiguous_floats(36 * k, 32).sectors + contiguous_floats(36 * k + 32, 4).sectors;
@@ -70,7 +70,7 @@ TEST(GemmModel, CoalescedMisalignedRowsCostAFifthSector) {
 TEST(GemmModel, SmemWavefrontsPerTile) {
   // 64^3: 4 blocks x 32 warps x 2 tiles. Per warp and tile: As 8 LDS.128 broadcasts (2 wavefronts each:
   // quarter-warp phases asking for the same words pair up) and 32 conflict-free Bs LDS.
-  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64, 2, 2);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 64, 64, 64, 2);
   EXPECT_EQ(c.ffma_thread, 64.0 * 64 * 64);
   EXPECT_EQ(c.lds_inst, 256.0 * (8 + 32));
   EXPECT_EQ(c.lds_wavefronts, 256.0 * (8 * 2 + 32));  // ncu on the H200: 1.2 wavefronts per LDS
@@ -81,8 +81,8 @@ TEST(GemmModel, SmemWavefrontsPerTile) {
 }
 
 TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
-  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64, 2, 2);
-  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64, 2, 2);
+  const GemmCounts bad = count_gemm(GemmKernel::smem_conflicted, 64, 64, 64, 2);
+  const GemmCounts pad = count_gemm(GemmKernel::smem_padded, 64, 64, 64, 2);
   // conflicted: As rows 128 B apart read as LDS.128: per quarter-warp 8 lanes, 8 words in each of 4 banks.
   EXPECT_EQ(bad.lds_wavefronts, 256.0 * (8 * 32 + 32) + 128);  // + epilogue LDS per warp
   EXPECT_EQ(bad.sts_wavefronts, 256.0 * 2 + 128 * 32);         // epilogue STS As[lane][col]: 32-way
@@ -93,15 +93,15 @@ TEST(GemmModel, TransposedAblationIsThirtyTwoWayAndPaddingFixesIt) {
 }
 
 TEST(GemmModel, PartialTilesStillRunWholeTiles) {
-  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33, 2, 2);
+  const GemmCounts c = count_gemm(GemmKernel::smem, 33, 33, 33, 2);
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.ffma_thread, 4.0 * 1024 * 2 * 32);  // zero-filled tiles are multiplied too
   EXPECT_EQ(c.dram_bytes, 4.0 * 3 * 33 * 33);
 }
 
 TEST(GemmModel, RejectsWhatItCannotModel) {
-  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1, 2, 2), std::invalid_argument);
-  EXPECT_THROW(count_gemm(GemmKernel::smem, 1, 1, 1, 0, 2), std::invalid_argument);  // blocks per SM from the facts
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 0, 1, 1, 2), std::invalid_argument);
+  EXPECT_THROW(count_gemm(GemmKernel::smem, 1, 1, 1, 0), std::invalid_argument);  // blocks per SM from the facts
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -319,9 +319,9 @@ TEST(GemmModel, TiledKernelsMatchAWalkOverEveryLane) {
 
 TEST(GemmModel, BlocksPerSmFollowTheDevice) {
   // The caller's figure (from the device facts) is carried, and nothing else depends on it.
-  EXPECT_EQ(count_gemm(GemmKernel::smem, 64, 32, 32, 2, 2).blocks_per_sm, 2);
-  EXPECT_EQ(count_gemm(GemmKernel::naive, 64, 32, 32, 1, 2).blocks_per_sm, 1);
-  const GemmCounts a = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 2, 2), b = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 1, 2);
+  EXPECT_EQ(count_gemm(GemmKernel::smem, 64, 32, 32, 2).blocks_per_sm, 2);
+  EXPECT_EQ(count_gemm(GemmKernel::naive, 64, 32, 32, 1).blocks_per_sm, 1);
+  const GemmCounts a = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 2), b = count_gemm(GemmKernel::smem_padded, 40, 24, 40, 1);
   EXPECT_EQ(a.lds_wavefronts, b.lds_wavefronts);
   EXPECT_EQ(a.l2_read_sectors, b.l2_read_sectors);
   // __launch_bounds__(1024, MH_MIN_BLOCKS(1024)): two blocks where an SM holds 2048 threads, one where it
