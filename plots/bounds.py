@@ -112,7 +112,7 @@ def markdown(suite, only_sizes=None):
     resources = ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")
     ms = lambda t: f"{t * 1e3:.3g} ms"
     table = [[r.name] + [ms(b[k]) if k in b else "n/a" for k in resources]
-             + [binding, ms(measured), f"{measured / b[binding]:.2f}"]
+             + [binding, ms(measured), f"{measured / b[binding]:.2f}" if b[binding] > 0 else "n/a"]
              for r, b, binding, measured in rows(suite) if not only_sizes or r.fields.get("m") in only_sizes]
     lines += [""] + tables.markdown(["benchmark", *resources, "binding", "measured", "measured / bound"], table)[:-1]
     return "\n".join(lines) + "\n"

@@ -155,7 +155,7 @@ def gemm(pairs, tally):
     return (["## GEMM kernels: model / ncu", "",
              "Global-load sectors per request, shared-load wavefronts per instruction, shared-load bank "
              "conflicts, achieved occupancy, FFMA thread instructions, L2 sectors read by L1, DRAM bytes. "
-             "Cells read model / ncu; the model's values are the run's model predictions (cuBLAS has none).", ""]
+             "Cells read model / ncu; the model's values are the `model_*` predictions of the same run (cuBLAS has none).", ""]
             + tables.markdown(["benchmark"] + [c[0] for c in cols], rows))
 
 
