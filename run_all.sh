@@ -116,12 +116,12 @@ check_filter() {
   TOTAL=$(grep -cE -- "$FILTER" <<<"$names" || true)
   [[ $TOTAL -gt 0 ]] || bad_input "--filter '$FILTER' matches no benchmark on $GPU_NAME ($BENCH --benchmark_list_tests lists them)"
 }
+# One run per GPU: a second one refuses at once rather than contaminate both (or touch the GPU at all).
+LOCK=${TMPDIR:-/tmp}/gpubench-$GPU_UUID.lock
+exec 9>>"$LOCK" || bad_input "cannot open the lock file $LOCK"
+flock -n 9 || { echo "run_all.sh: GPU $DEVICE ($GPU_NAME) is in use by another run_all.sh (lock $LOCK); try again when it is done" >&2; exit $EXIT_BUSY; }
 [[ $BUILD == 1 ]] || check_filter
 
-# One run per GPU: a second one refuses at once rather than contaminate both.
-LOCK=${TMPDIR:-/tmp}/gpubench-$GPU_UUID.lock
-exec 9>>"$LOCK"
-flock -n 9 || { echo "run_all.sh: GPU $DEVICE ($GPU_NAME) is in use by another run_all.sh (lock $LOCK); try again when it is done" >&2; exit $EXIT_BUSY; }
 
 START=$SECONDS
 say() { printf '[%4ds] %s\n' $((SECONDS - START)) "$*"; }

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plots"))
+from families import canonical  # noqa: E402  (barriers as gpubench now names them: sync/<primitive>/...)
+
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "h200_cut.json"
 UNIT_SCALE = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
@@ -28,12 +31,6 @@ def recorded():
         with open(RECORDED) as f:
             _recorded = json.load(f)
     return _recorded
-
-
-def canonical(name):
-    """Barrier names as the current gpubench writes them (sync/<primitive>/...)."""
-    first = name.split("/", 1)[0]
-    return f"sync/{name}" if first in ("syncthreads", "syncwarp", "named_barrier") else name
 
 
 def context(gpu_name, shape, suite="gpu-memory-microbench"):
