@@ -25,4 +25,4 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)"
 # CTest shows a skipped test without its reason: show it.
 grep -h "tests skipped: " "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u || true
-"$PY" -m pytest -q tests/python
+"$PY" -m pytest -q ${MH_PYTEST_ARGS:-tests/python}  # MH_PYTEST_ARGS: the test of this script runs a subset
