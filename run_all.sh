@@ -110,7 +110,7 @@ BENCH=$BUILD_DIR/gpubench
 
 # The benchmarks the filter selects on this GPU, and the skip reasons of those it names that this GPU skips.
 check_filter() {
-  local names total
+  local names
   names=$("$BENCH" --benchmark_list_tests=true 2>/dev/null) || {
     echo "run_all.sh: error: $BENCH --benchmark_list_tests failed on GPU $DEVICE" >&2; exit $EXIT_FAILED; }
   TOTAL=$(grep -cE -- "$FILTER" <<<"$names" || true)

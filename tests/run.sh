@@ -18,7 +18,8 @@ if ! python3 -c "$NEED" 2>/dev/null; then
     "$PY" -m pip install -q -r requirements.txt || { echo "tests/run.sh: pip could not install requirements.txt into .venv (no network?): install matplotlib numpy scipy pytest for python3" >&2; exit 2; }
   fi
 fi
-export PATH="$(cd "$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")" && pwd):$PATH"  # scripts and tests call python3
+PY_DIR=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")
+export PATH="$PY_DIR:$PATH"  # the scripts and the tests call python3
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j"$(nproc)"
