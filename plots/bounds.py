@@ -4,11 +4,14 @@ costs measured by the micro benchmarks of the same run. The largest bound is the
 resource; measured / bound says how much the model leaves unexplained.
 
 usage: bounds.py BENCHMARKS.json   (prints the Markdown table; report.py includes the same table)
+Exit status: 0, or 2 for a file that is not usable suite JSON.
 """
+import argparse
 import math
 import sys
 
 import suite_json
+import tables
 
 # Each unit cost and the benchmark it is measured by (README "GEMM bounds").
 UNITS = {
@@ -21,7 +24,7 @@ UNITS = {
     "l2_bytes_per_s": "coalescing/read/l2/*: the largest bus bytes/s",
     "hbm_bytes_per_s": "coalescing/read/hbm/stride:1 useful bytes/s",
     "smem_wavefronts_per_s": "smem_banks/throughput/width:4/stride:1/pad:0 bytes/s / 128",
-    "barrier_s": "syncthreads/threads:1024/blocks_per_sm:2 ns_per_barrier",
+    "barrier_s": "sync/syncthreads/threads:1024/blocks_per_sm:2 ns_per_barrier",
 }
 KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded")
 
@@ -52,7 +55,7 @@ def unit_costs(suite):
         u["hbm_bytes_per_s"] = b
     if (b := v("smem_banks/throughput/width:4/stride:1/pad:0", "bytes_per_second")):
         u["smem_wavefronts_per_s"] = b / 128
-    if (ns := v("syncthreads/threads:1024/blocks_per_sm:2", "ns_per_barrier")) is not None:
+    if (ns := v("sync/syncthreads/threads:1024/blocks_per_sm:2", "ns_per_barrier")) is not None:
         u["barrier_s"] = ns * 1e-9
     return u
 
@@ -88,7 +91,7 @@ def rows(suite):
     sm = float(suite.context.get("sm_count", 0) or 0)
     out = []
     for r in suite.ok("gemm"):
-        if r.fields.get("kernel") not in KERNELS or "model_ffma_thread" not in r.median:
+        if r.fields.get("kernel") not in KERNELS or not r.has("model_ffma_thread"):
             continue
         b = bounds(r, units, sm)
         if b:
@@ -106,24 +109,19 @@ def markdown(suite, only_sizes=None):
             lines.append(f"- `{key}` = {val * 1e9:.3g} ns ({how})" if key == "barrier_s" else f"- `{key}` = {val:.4g} ({how})")
         else:
             lines.append(f"- `{key}`: not measured in this run ({how})")
-    lines += ["", "| benchmark | " + " | ".join(["FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers"])
-              + " | binding | measured | measured / bound |", "|" + " --- |" * 10]
-    for r, b, binding, measured in rows(suite):
-        if only_sizes and r.fields.get("m") not in only_sizes:
-            continue
-        cells = [f"{b[k] * 1e3:.3g} ms" if k in b else "n/a" for k in
-                 ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")]
-        lines.append(f"| {r.name} | " + " | ".join(cells) +
-                     f" | {binding} | {measured * 1e3:.3g} ms | {measured / b[binding]:.2f} |")
+    resources = ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")
+    ms = lambda t: f"{t * 1e3:.3g} ms"
+    table = [[r.name] + [ms(b[k]) if k in b else "n/a" for k in resources]
+             + [binding, ms(measured), f"{measured / b[binding]:.2f}" if b[binding] > 0 else "n/a"]
+             for r, b, binding, measured in rows(suite) if not only_sizes or r.fields.get("m") in only_sizes]
+    lines += [""] + tables.markdown(["benchmark", *resources, "binding", "measured", "measured / bound"], table)[:-1]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    suite = suite_json.load_or_exit(argv[0], "bounds.py")
+    p = argparse.ArgumentParser(prog="bounds", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
+    suite = suite_json.load_or_exit(p.parse_args(argv).json, "bounds")
     print(markdown(suite))
     return 0
 

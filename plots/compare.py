@@ -7,7 +7,12 @@ for the test ever to reach p < alpha, the change alone decides and the row is ma
 Launches shorter than --min-time (per-launch median in the baseline) are compared but never flagged: they
 are launch- and placement-bound, and between two runs of the same code on an H200 they moved by up to 25 %
 while repetitions inside one run agreed to 1 % (README "Regression tracking").
-Exit status: 1 if anything regressed, 0 if not, 2 for an unusable input file.
+Benchmark names from before the barrier rename (syncthreads/..., now sync/syncthreads/...) are read under the
+new names, so old baselines still compare.
+
+Exit status: 0 nothing regressed and nothing missing; 1 something regressed; 2 unusable input (a file that
+is not suite JSON, a NaN or non-positive time, a metric no benchmark has); 3 nothing regressed but
+benchmarks of the baseline are missing from the contender (--allow-missing: 0).
 """
 import argparse
 import math
@@ -16,8 +21,10 @@ import sys
 from scipy.stats import mannwhitneyu
 
 import suite_json
+import tables
 
 PROG = "compare"
+EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
 
 
 def can_test(n1, n2, alpha):
@@ -32,12 +39,7 @@ def p_value(a, b):
 
 
 def show(v, metric):
-    if metric != suite_json.TIME:
-        return f"{v:.4g}"
-    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
-        if v >= scale:
-            return f"{v / scale:.4g} {unit}"
-    return f"{v * 1e9:.4g} ns"
+    return tables.seconds(v) if metric == suite_json.TIME else tables.sig(v, 4)
 
 
 def higher_is_better(metric):
@@ -49,7 +51,7 @@ def compare(base, cont, metric, min_change, alpha, min_time=0.0):
     rows, regressed, improved, untested = [], [], [], []
     for name, b in base.by_name.items():
         c = cont.by_name.get(name)
-        if c is None or b.error or c.error or metric not in b.samples or metric not in c.samples:
+        if c is None or b.error or c.error or b.skipped or c.skipped or metric not in b.samples or metric not in c.samples:
             continue
         xb, xc = b.samples[metric], c.samples[metric]
         mb, mc = b.median[metric], c.median[metric]
@@ -74,12 +76,6 @@ def compare(base, cont, metric, min_change, alpha, min_time=0.0):
     return rows, regressed, improved, untested
 
 
-def text_table(headers, rows):
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    fmt = lambda row: "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip()
-    return [fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
-
-
 def listing(title, names):
     return [f"{title} ({len(names)}):"] + [f"  {n}" for n in names] if names else [f"{title}: none"]
 
@@ -95,10 +91,18 @@ def main(argv=None):
     p.add_argument("--metric", default="time",
                    help="'time' (real_time per launch, the default) or a counter name; counters ending in "
                         "_per_second are higher-is-better, all others lower-is-better")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="benchmarks of the baseline missing from the contender do not fail (exit 0, not 3)")
     args = p.parse_args(argv)
     base = suite_json.load_or_exit(args.baseline, PROG)
     cont = suite_json.load_or_exit(args.contender, PROG)
     metric = suite_json.TIME if args.metric == "time" else args.metric
+    for side, suite in (("baseline", base), ("contender", cont)):
+        if suite.ok() and not any(metric in r.samples for r in suite.ok()):
+            known = sorted({k for r in suite.ok() for k in r.samples} - {suite_json.TIME})
+            print(f"{PROG}: error: --metric {args.metric!r}: no benchmark in the {side} {suite.path} has it "
+                  f"(use 'time' or one of: {', '.join(known)})", file=sys.stderr)
+            return EXIT_UNUSABLE
 
     out = [f"baseline:  {args.baseline} ({base.gpu_name})", f"contender: {args.contender} ({cont.gpu_name})"]
     if base.gpu_name != cont.gpu_name:
@@ -110,7 +114,7 @@ def main(argv=None):
     direction = "higher" if higher_is_better(metric) else "lower"
     out += [f"metric: {args.metric} ({direction} is better); regressed = worse by more than {args.min_change:.1%} and p < {args.alpha} "
             "(two-sided Mann-Whitney U on the repetitions)", ""]
-    out += text_table(["benchmark", "baseline", "contender", "change", "p-value", "verdict"], rows)
+    out += tables.text(["benchmark", "baseline", "contender", "change", "p-value", "verdict"], rows)
     if any(r[-1] == "(short)" for r in rows):
         out.append(f"(short): changed by more than {args.min_change:.1%}, but launches under {args.min_time * 1e6:g} µs "
                    "are not flagged (--min-time)")
@@ -118,12 +122,21 @@ def main(argv=None):
         out.append(f"* {len(untested)} benchmark(s) with too few repetitions for the U test to reach "
                    f"p < {args.alpha}: judged on the change alone (use --benchmark_repetitions=9 or more)")
     errored = sorted({r.name for s in (base, cont) for r in s.records if r.error})
+    skipped = sorted({f"{r.name}: {r.skipped}" for s in (base, cont) for r in s.records if r.skipped})
+    missing = [n for n in base.by_name if n not in cont.by_name]
     out += [""] + listing("Regressions", regressed) + listing("Improvements", improved)
-    out += listing("Missing from contender", [n for n in base.by_name if n not in cont.by_name])
+    out += listing("Missing from contender", missing)
     out += listing("New in contender", [n for n in cont.by_name if n not in base.by_name])
     out += listing("Errored, not compared", errored)
+    out += listing("Skipped, not compared", skipped)
     print("\n".join(out))
-    return 1 if regressed else 0
+    if regressed:
+        return EXIT_REGRESSED
+    if missing and not args.allow_missing:
+        print(f"{PROG}: {len(missing)} benchmark(s) of the baseline missing from the contender "
+              "(exit 3; --allow-missing accepts that)", file=sys.stderr)
+        return EXIT_MISSING
+    return 0
 
 
 if __name__ == "__main__":

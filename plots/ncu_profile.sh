@@ -4,7 +4,7 @@
 # usage: plots/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
 set -euo pipefail
 BENCH=$1 DIR=$2
-FILTER=${NCU_FILTER:-'^(coalescing/|smem_banks/|gemm/[a-z_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/)'}
+FILTER=${NCU_FILTER:-$(python3 "$(dirname "$0")/families.py" --ncu-filter)}
 METRICS=$(paste -sd, <<'EOF2'
 gpu__time_duration.sum
 l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum

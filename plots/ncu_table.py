@@ -6,14 +6,17 @@ usage: ncu_table.py NCU.csv ORDER.txt BENCHMARKS.json [-o ncu.md]
 NCU.csv is `ncu --csv --page raw` of `MH_PROFILE=1 gpubench` (plots/ncu_profile.sh): each
 benchmark's measured launch follows one mh_profile_marker kernel, in the order of ORDER.txt
 (`gpubench --benchmark_list_tests` with the same filter). The model's numbers come from the
-run's BENCHMARKS.json counters (sectors_per_request, conflict_ways, model_*).
+run's BENCHMARKS.json (counters sectors_per_request, conflict_ways, model_*, or its model.json).
+Exit status: 0, or 2 for unusable input (files that do not match, not suite JSON, no ncu table).
 """
 import argparse
 import csv
 import io
 import sys
 
+import families
 import suite_json
+import tables
 
 TIME = "gpu__time_duration.sum"
 LD_REQ, LD_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -88,99 +91,107 @@ def _agree(model, measured, rel=0.02):
 
 
 def _fmt(x, digits=3):
-    return "n/a" if x != x else f"{x:.{digits}g}"
+    return tables.sig(x, digits)
 
 
-def tables(pairs):
-    """Markdown for the (record, ncu group) pairs; returns (text, agreeing, compared)."""
-    out, agree, total = [], 0, 0
+class Tally:
+    """How many compared patterns the model and ncu agree on."""
 
-    def row(cells):
-        out.append("| " + " | ".join(cells) + " |")
+    def __init__(self):
+        self.agree = self.total = 0
 
-    def tally(verdict):
-        nonlocal agree, total
+    def __call__(self, verdict):
         if verdict != "n/a":
-            total += 1
-            agree += verdict == "yes"
+            self.total += 1
+            self.agree += verdict == "yes"
         return verdict
 
-    coal = [(r, g) for r, g in pairs if r.fields["family"] == "coalescing"]
-    if coal:
-        out += ["## Global loads and stores: sectors per request", "",
-                "ncu: `l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum / l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum`.", ""]
-        row(["benchmark", "model", "ncu", "agree", "DRAM read+write (MB)"])
-        row(["---"] * 5)
-        for r, g in coal:
-            measured = _ratio(g, LD_SEC, LD_REQ) if r.fields.get("op") == "read" else _ratio(g, ST_SEC, ST_REQ)
-            model = r.get("sectors_per_request")
-            row([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured)),
-                 _fmt((g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6, 4)])
-        out.append("")
 
-    banks = [(r, g) for r, g in pairs if r.fields["family"] == "smem_banks"]
-    if banks:
-        out += ["## Shared memory: wavefronts per instruction (conflict ways)", "",
-                "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`.", ""]
-        row(["benchmark", "model", "ncu", "agree"])
-        row(["---"] * 4)
-        for r, g in banks:
-            store = "store" in r.fields.get("mode", "")
-            measured = _ratio(g, SH_ST_WF, SH_ST_INST) if store else _ratio(g, SH_LD_WF, SH_LD_INST)
-            model = r.get("conflict_ways")
-            row([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured))])
-        out.append("")
+def coalescing(pairs, tally):
+    rows = []
+    for r, g in pairs:
+        measured = _ratio(g, LD_SEC, LD_REQ) if r.fields.get("op") == "read" else _ratio(g, ST_SEC, ST_REQ)
+        model = r.get("sectors_per_request")
+        rows.append([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured)),
+                     _fmt((g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6, 4)])
+    return (["## Global loads and stores: sectors per request", "",
+             "ncu: `l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum / l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum`.", ""]
+            + tables.markdown(["benchmark", "model", "ncu", "agree", "DRAM read+write (MB)"], rows))
 
-    gemm = [(r, g) for r, g in pairs if r.fields["family"] == "gemm"]
-    if gemm:
-        out += ["## GEMM kernels: model / ncu", "",
-                "Global-load sectors per request, shared-load wavefronts per instruction, shared-load bank "
-                "conflicts, achieved occupancy, FFMA thread instructions, L2 sectors read by L1, DRAM bytes. "
-                "Cells read model / ncu; the model's values are the `model_*` counters of the same run (cuBLAS has none).", ""]
-        # (column, model value from the record's counters or None, ncu value)
-        cols = [("ld sectors/req", lambda r: _div(r.get("model_ld_sectors"), r.get("model_ld_requests")),
-                 lambda g: _ratio(g, LD_SEC, LD_REQ)),
-                ("smem wavefronts/ld", lambda r: _div(r.get("model_lds_wavefronts"), r.get("model_lds_inst")),
-                 lambda g: _ratio(g, SH_LD_WF, SH_LD_INST)),
-                ("bank conflicts (M)", None,
-                 lambda g: g.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", float("nan")) / 1e6),
-                ("occupancy %", lambda r: r.get("model_occupancy_pct"), lambda g: g.get(OCCUPANCY, float("nan"))),
-                ("FFMA (G)", lambda r: r.get("model_ffma_thread") / 1e9, lambda g: g.get(FFMA, float("nan")) / 1e9),
-                ("L2 sectors from L1 (M)", lambda r: r.get("model_l2_read_sectors") / 1e6,
-                 lambda g: g.get(L2_FROM_L1, float("nan")) / 1e6),
-                ("DRAM bytes (MB)", lambda r: r.get("model_dram_bytes") / 1e6,
-                 lambda g: (g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6)]
-        row(["benchmark"] + [c[0] for c in cols])
-        row(["---"] * (len(cols) + 1))
-        for r, g in gemm:
-            cells = [r.name]
-            for _, model_of, get in cols:
-                model = model_of(r) if model_of else float("nan")
-                cells.append(f"{_fmt(model, 4)} / {_fmt(get(g), 4)}" if model == model else _fmt(get(g), 4))
-            row(cells)
-        out.append("")
-    return "\n".join(out), agree, total
+
+def smem_banks(pairs, tally):
+    rows = []
+    for r, g in pairs:
+        store = "store" in r.fields.get("mode", "")
+        measured = _ratio(g, SH_ST_WF, SH_ST_INST) if store else _ratio(g, SH_LD_WF, SH_LD_INST)
+        model = r.get("conflict_ways")
+        rows.append([r.name, _fmt(model), _fmt(measured, 4), tally(_agree(model, measured))])
+    return (["## Shared memory: wavefronts per instruction (conflict ways)", "",
+             "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`.", ""]
+            + tables.markdown(["benchmark", "model", "ncu", "agree"], rows))
+
+
+def gemm(pairs, tally):
+    # (column, model value from the record or None, ncu value)
+    cols = [("ld sectors/req", lambda r: _div(r.get("model_ld_sectors"), r.get("model_ld_requests")),
+             lambda g: _ratio(g, LD_SEC, LD_REQ)),
+            ("smem wavefronts/ld", lambda r: _div(r.get("model_lds_wavefronts"), r.get("model_lds_inst")),
+             lambda g: _ratio(g, SH_LD_WF, SH_LD_INST)),
+            ("bank conflicts (M)", None,
+             lambda g: g.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", float("nan")) / 1e6),
+            ("occupancy %", lambda r: r.get("model_occupancy_pct"), lambda g: g.get(OCCUPANCY, float("nan"))),
+            ("FFMA (G)", lambda r: r.get("model_ffma_thread") / 1e9, lambda g: g.get(FFMA, float("nan")) / 1e9),
+            ("L2 sectors from L1 (M)", lambda r: r.get("model_l2_read_sectors") / 1e6,
+             lambda g: g.get(L2_FROM_L1, float("nan")) / 1e6),
+            ("DRAM bytes (MB)", lambda r: r.get("model_dram_bytes") / 1e6,
+             lambda g: (g.get(DRAM_RD, 0) + g.get(DRAM_WR, 0)) / 1e6)]
+    rows = []
+    for r, g in pairs:
+        cells = [r.name]
+        for _, model_of, get in cols:
+            model = model_of(r) if model_of else float("nan")
+            cells.append(f"{_fmt(model, 4)} / {_fmt(get(g), 4)}" if model == model else _fmt(get(g), 4))
+        rows.append(cells)
+    return (["## GEMM kernels: model / ncu", "",
+             "Global-load sectors per request, shared-load wavefronts per instruction, shared-load bank "
+             "conflicts, achieved occupancy, FFMA thread instructions, L2 sectors read by L1, DRAM bytes. "
+             "Cells read model / ncu; the model's values are the `model_*` predictions of the same run (cuBLAS has none).", ""]
+            + tables.markdown(["benchmark"] + [c[0] for c in cols], rows))
+
+
+def tables_md(pairs):
+    """Markdown for the (record, ncu group) pairs, one section per family that names an ncu_section in
+    plots/families.py; returns (text, agreeing, compared)."""
+    out, tally = [], Tally()
+    for fam in families.FAMILIES:
+        mine = [(r, g) for r, g in pairs if r.fields["family"] == fam.name]
+        if fam.ncu_section and mine:
+            out += globals()[fam.ncu_section](mine, tally)
+    return "\n".join(out), tally.agree, tally.total
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="ncu_table", description=__doc__.splitlines()[0])
     ap.add_argument("ncu_csv")
     ap.add_argument("order")
     ap.add_argument("benchmarks_json")
     ap.add_argument("-o", "--output")
+    ap.add_argument("--force", action="store_true", help="overwrite the output even when git tracks it")
     args = ap.parse_args(argv)
+    if args.output:
+        suite_json.check_output(args.output, [args.ncu_csv, args.order, args.benchmarks_json], "ncu_table", args.force)
     try:
         suite = suite_json.load(args.benchmarks_json)
         groups = read_groups(args.ncu_csv)
         with open(args.order) as f:
-            names = [line.strip().removesuffix("/manual_time") for line in f if line.strip()]
+            names = [families.canonical(line.strip().removesuffix("/manual_time")) for line in f if line.strip()]
         if len(groups) != len(names):
             raise NcuError(f"{len(groups)} profiled benchmarks in {args.ncu_csv} but {len(names)} names in {args.order}")
     except (suite_json.SuiteJsonError, NcuError, OSError) as e:
-        print(f"ncu_table.py: error: {e}", file=sys.stderr)
+        print(f"ncu_table: error: {e}", file=sys.stderr)
         return 2
     pairs = [(suite.by_name[n], g) for n, g in zip(names, groups) if n in suite.by_name]
-    body, agree, total = tables(pairs)
+    body, agree, total = tables_md(pairs)
     text = (f"# Nsight Compute cross-check ({suite.gpu_name})\n\n"
             f"One profiled launch per benchmark (`ncu --clock-control none`). The model and ncu agree "
             f"(within 2 %) on {agree} of {total} compared patterns.\n\n" + body)

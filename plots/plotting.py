@@ -1,4 +1,8 @@
-"""What every plot script shares: command line, the 'nothing to plot' rule, stride axes, saving."""
+"""What every plot script shares: command line, the 'nothing to plot' rule, stride axes, saving.
+
+Exit status of every plot script: 0 (also when the input has nothing to plot: no PNG then), 2 for an
+unusable input or an output it refuses to write (an input, a committed file without --force, no such folder).
+"""
 import argparse
 import os
 import sys
@@ -19,9 +23,12 @@ def parse_args(prog, doc, argv):
     p = argparse.ArgumentParser(prog=prog, description=doc)
     p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
     p.add_argument("-o", "--output", help="PNG to write (default: <json dir>/%s.png)" % prog)
+    p.add_argument("--force", action="store_true", help="overwrite the output even when git tracks it")
     args = p.parse_args(argv)
     suite = suite_json.load_or_exit(args.json, prog)
-    return suite, args.output or os.path.join(os.path.dirname(os.path.abspath(args.json)), prog + ".png")
+    out = args.output or os.path.join(os.path.dirname(os.path.abspath(args.json)), prog + ".png")
+    suite_json.check_output(out, [args.json], prog, args.force)
+    return suite, out
 
 
 def note(prog, message):

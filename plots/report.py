@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Markdown report of one suite run: device facts, a table per benchmark family, the pictures, headline ratios.
 
-Each family has its own section function in SECTIONS; a new family needs one more function there.
-Families no section claims still appear in a generic table, so nothing measured is silently left out.
+Each family names its section functions (defined here) and pictures in plots/families.py.
+Families no section claims still appear in a generic table, so nothing measured is silently left out;
+skipped benchmarks are listed with their reasons.
+Exit status: 0, or 2 for an unusable input or an output it refuses to write (its input, a committed file).
 """
 import argparse
 import math
@@ -10,28 +12,22 @@ import os
 import sys
 
 import bounds
+import families
 import suite_json
+import tables
+from tables import num
 
 PROG = "report"
-PICTURES = ("stride", "banks", "sync", "gemm", "roofline")  # PNGs the plot scripts write next to the JSON
 FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SMs", "sm_count"),
          ("SM clock, rated (MHz)", "sm_clock_mhz"), ("SM clock, observed (MHz)", "sm_clock_observed_mhz"),
          ("Memory clock (MHz)", "mem_clock_mhz"), ("L2 (bytes)", "l2_bytes"), ("Driver", "driver_version"),
          ("CUDA runtime", "runtime_version"), ("Host", "host_name"), ("Date", "date"),
-         ("Google Benchmark build", "library_build_type"))
+         ("Google Benchmark build", "library_build_type"), ("GPU UUID", "gpu_uuid"),
+         ("Suite version", "suite_version"), ("Git commit", "git_commit"))
 GEMM_HEADLINE = "m:4092/n:4092/k:4092"
 
 
-def num(v, scale=1.0):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    v *= scale
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}" if abs(v) >= 1 else f"{v:.3g}"
-
-
-def table(headers, rows):
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows] + [""]
+table = tables.markdown
 
 
 def field(key):
@@ -76,8 +72,8 @@ def smem_banks(suite):
 
 
 def barriers(suite):
-    return section("Barriers", suite.ok("syncthreads", "syncwarp", "named_barrier"), [
-        ("primitive", field("family")), ("threads", field("threads")), ("blocks/SM", field("blocks_per_sm")),
+    return section("Barriers", suite.ok("sync"), [
+        ("primitive", field("primitive")), ("threads", field("threads")), ("blocks/SM", field("blocks_per_sm")),
         ("cycles/barrier", counter("cycles_per_barrier")), ("ns/barrier", counter("ns_per_barrier"))])
 
 
@@ -103,7 +99,7 @@ def gemm_bounds(suite):
 
 def other(suite):
     """Families no section knows: name, time and every counter, so new benchmarks still show up."""
-    known = {"coalescing", "ceiling", "smem_banks", "syncthreads", "syncwarp", "named_barrier", "gemm"}
+    known = {f.name for f in families.FAMILIES if f.sections}
     counters = lambda r: ", ".join(f"{k}={num(v)}" for k, v in r.median.items() if k != suite_json.TIME)
     return section("Other benchmarks", [r for r in suite.ok() if r.fields["family"] not in known],
                    [("benchmark", lambda r: r.name), ("counters", counters)])
@@ -113,7 +109,9 @@ def ratio(a, b):
     return a / b if a is not None and not (isinstance(a, float) and math.isnan(a)) and b else None
 
 
-SECTIONS = (coalescing, ceiling, smem_banks, barriers, gemm, gemm_bounds, other)
+def sections():
+    """The section functions the family registry names, in its order, then the catch-all."""
+    return [globals()[name] for name in families.sections()] + [other]
 
 
 def headlines(suite):
@@ -148,9 +146,10 @@ def facts(suite):
 
 def pictures(suite, report_path):
     json_dir, out_dir = os.path.dirname(os.path.abspath(suite.path)), os.path.dirname(os.path.abspath(report_path))
-    pngs = [os.path.join(json_dir, p + ".png") for p in PICTURES if os.path.exists(os.path.join(json_dir, p + ".png"))]
+    pngs = [os.path.join(json_dir, p + ".png") for p in families.plots() if os.path.exists(os.path.join(json_dir, p + ".png"))]
     if not pngs:
-        return ["## Pictures", "", "None yet: run plots/stride.py, banks.py, sync.py and gemm.py on this JSON.", ""]
+        scripts = ", ".join(f"plots/{p}.py" for p in families.plots())
+        return ["## Pictures", "", f"None yet: run {scripts} on this JSON.", ""]
     return ["## Pictures", ""] + [f"![{os.path.basename(p)}]({os.path.relpath(p, out_dir)})\n" for p in pngs]
 
 
@@ -170,8 +169,13 @@ def attachments(suite):
 
 
 def errors(suite):
-    bad = [r for r in suite.records if r.error]
+    bad = suite.errors()
     return ["## Benchmarks that reported errors", ""] + table(["benchmark", "message"], [[r.name, r.error] for r in bad]) if bad else []
+
+
+def skips(suite):
+    out = suite.skips()
+    return ["## Skipped on this GPU", ""] + table(["benchmark", "reason"], [[r.name, r.skipped] for r in out]) if out else []
 
 
 def render(suite, report_path):
@@ -179,9 +183,9 @@ def render(suite, report_path):
              f"From `{os.path.basename(suite.path)}`: {len(suite.records)} benchmarks. "
              "Values are medians over repetitions; CV is the coefficient of variation of the per-launch time.", ""]
     lines += facts(suite) + headlines(suite)
-    for family_section in SECTIONS:
+    for family_section in sections():
         lines += family_section(suite)
-    lines += pictures(suite, report_path) + attachments(suite) + errors(suite)
+    lines += pictures(suite, report_path) + attachments(suite) + errors(suite) + skips(suite)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -189,10 +193,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
     p.add_argument("-o", "--output", help="Markdown file to write (default: <json dir>/report.md; - for stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite the output even when git tracks it")
     args = p.parse_args(argv)
     suite = suite_json.load_or_exit(args.json, PROG)
     default = os.path.join(os.path.dirname(os.path.abspath(args.json)), "report.md")
     out = args.output or default
+    if out != "-":
+        suite_json.check_output(out, [args.json], PROG, args.force)
     text = render(suite, default if out == "-" else out)  # on stdout, links as for the default place
     if out == "-":
         sys.stdout.write(text)

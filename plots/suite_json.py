@@ -4,13 +4,23 @@ Every script in plots/ reads its input through load(), so the JSON assumptions l
 - top level {"context": {...}, "benchmarks": [...]}, context["suite"] == SUITE;
 - Google Benchmark 1.7.x and 1.8.x entries: run_name, run_type ("iteration"/"aggregate"),
   aggregate_name, real_time in time_unit, user counters as extra numeric keys;
-- manual time makes Google Benchmark append "/manual_time"; the logical name drops it.
+- manual time makes Google Benchmark append "/manual_time"; the logical name drops it;
+- names from before a family rename are read under the current name (families.canonical);
+- a skipped benchmark (1.8: "skipped" + "skip_message"; 1.7: an error whose message starts with
+  "skipped: ", mh::kSkipPrefix) is not an error: Record.skipped holds the reason;
+- a time that is NaN, infinite, zero or negative, or a benchmark listed twice, makes the file unusable;
+- model predictions: a model.json beside the file ({"<name>": {"sectors_per_request": 4, ...}}, written by
+  gpubench --model_out) fills Record.model; Record.get() falls back on it, so runs that carried the
+  predictions as counters and runs with the side file read alike.
 """
 import json
 import math
+import os
 import statistics
 import sys
 from dataclasses import dataclass, field
+
+import families
 
 SUITE = "gpu-memory-microbench"
 TIME = "real_time"  # samples key for per-launch time, always in seconds
@@ -18,9 +28,8 @@ _TO_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 # Numeric keys that Google Benchmark writes itself; every other number is a user counter.
 _NOT_COUNTERS = {"family_index", "per_family_instance_index", "repetitions", "repetition_index",
                  "threads", "iterations", "real_time", "cpu_time"}
-# Names for the positional segments after the family, so scripts can say fields["level"].
-_POSITIONAL = {"coalescing": ("op", "level"), "ceiling": ("target",), "smem_banks": ("mode", "layout"),
-               "gemm": ("kernel",)}
+SKIP_PREFIX = "skipped: "  # mh::kSkipPrefix: how a skip reads under Google Benchmark 1.7
+MODEL_FILE = "model.json"
 
 
 class SuiteJsonError(Exception):
@@ -31,7 +40,7 @@ def parse_name(name):
     """'coalescing/read/hbm/stride:1' -> {'family': 'coalescing', 'op': 'read', 'level': 'hbm', 'stride': 1}.
 
     key:value segments become keys (int when numeric); other segments are positional, named by
-    _POSITIONAL where the family is known and always kept in order under 'pos'.
+    the family registry (plots/families.py) where the family is known and always kept in order under 'pos'.
     """
     family, *segments = name.split("/")
     fields, pos = {"family": family}, []
@@ -41,14 +50,15 @@ def parse_name(name):
             fields[key] = int(value) if value.lstrip("-").isdigit() else value
         else:
             pos.append(seg)
-    fields.update(zip(_POSITIONAL.get(family, ()), pos))
+    known = families.get(family)
+    fields.update(zip(known.fields if known else (), pos))
     fields["pos"] = tuple(pos)
     return fields
 
 
 def _cv(xs):
     """Coefficient of variation (sample stddev / mean), as Google Benchmark computes it."""
-    if len(xs) < 2 or statistics.fmean(xs) == 0:
+    if len(xs) < 2 or not all(map(math.isfinite, xs)) or statistics.fmean(xs) == 0:
         return math.nan
     return statistics.stdev(xs) / statistics.fmean(xs)
 
@@ -60,10 +70,16 @@ class Record:
     samples: dict = field(default_factory=dict)  # counter -> per-repetition values (TIME in seconds)
     median: dict = field(default_factory=dict)   # counter -> median
     cv: dict = field(default_factory=dict)       # counter -> coefficient of variation (nan if unknown)
-    error: str = None                            # Google Benchmark error/skip message; plots skip these
+    error: str = None                            # Google Benchmark error message; plots leave these out
+    skipped: str = None                          # why the benchmark was skipped (not an error); left out too
+    model: dict = field(default_factory=dict)    # model predictions from model.json, counter -> value
 
     def get(self, counter, default=math.nan):
-        return self.median.get(counter, default)
+        """Median of a measured counter, else the model's prediction of that name, else default."""
+        return self.median.get(counter, self.model.get(counter, default))
+
+    def has(self, counter):
+        return counter in self.median or counter in self.model
 
 
 class Suite:
@@ -75,14 +91,25 @@ class Suite:
     def gpu_name(self):
         return self.context.get("gpu_name", "unknown GPU")
 
-    def ok(self, *families):
-        """Records without errors whose family is one of `families` (all when none given)."""
-        return [r for r in self.records if not r.error and (not families or r.fields["family"] in families)]
+    @property
+    def gpu_uuid(self):
+        return self.context.get("gpu_uuid")
+
+    def ok(self, *names):
+        """Records neither errored nor skipped whose family is one of `names` (all when none given)."""
+        return [r for r in self.records
+                if not r.error and not r.skipped and (not names or r.fields["family"] in names)]
+
+    def skips(self):
+        return [r for r in self.records if r.skipped]
+
+    def errors(self):
+        return [r for r in self.records if r.error]
 
     def value(self, name, counter):
         """Median of `counter` for benchmark `name`, or None when absent or errored."""
         r = self.by_name.get(name)
-        v = r.get(counter) if r and not r.error else math.nan
+        v = r.get(counter) if r and not r.error and not r.skipped else math.nan
         return None if math.isnan(v) else v
 
 
@@ -92,7 +119,7 @@ def logical_name(entry):
         run_name = entry["name"]
         if entry.get("run_type") == "aggregate":
             run_name = run_name.removesuffix("_" + entry.get("aggregate_name", ""))
-    return run_name.removesuffix("/manual_time")
+    return families.canonical(run_name.removesuffix("/manual_time"))
 
 
 def _values(entry):
@@ -109,12 +136,45 @@ def _values(entry):
     return out
 
 
-def _record(name, entries):
+def _skip_reason(entry):
+    if entry.get("skipped"):
+        return entry.get("skip_message") or "skipped"
+    message = entry.get("error_message") or ""
+    return message[len(SKIP_PREFIX):] if entry.get("error_occurred") and message.startswith(SKIP_PREFIX) else None
+
+
+def _check(path, name, entries):
+    """Unusable: the same repetition or aggregate twice, or a time that cannot be a launch's duration."""
+    seen = set()
+    for e in entries:
+        kind = e.get("run_type", "iteration")
+        key = (kind, e.get("aggregate_name") if kind == "aggregate" else e.get("repetition_index"))
+        if key in seen and (kind == "aggregate" or key[1] is not None):
+            raise SuiteJsonError(f"{path}: {name} is listed twice ({kind} {key[1]}); one run per file")
+        seen.add(key)
+        if kind == "aggregate" and e.get("aggregate_name") not in ("mean", "median"):
+            continue  # stddev and cv may be 0
+        t = e.get("real_time")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+            what = kind if kind == "aggregate" else f"repetition {e.get('repetition_index', 0)}"
+            raise SuiteJsonError(f"{path}: {name}: real_time {t!r} ({what}) is not a positive number")
+    iters = [e for e in entries if e.get("run_type", "iteration") == "iteration"]
+    reps = entries[0].get("repetitions")
+    if isinstance(reps, int) and reps > 0 and len(iters) > reps:
+        raise SuiteJsonError(f"{path}: {name} is listed twice ({len(iters)} runs of {reps} repetitions)")
+
+
+def _record(path, name, entries):
     rec = Record(name, parse_name(name))
-    errors = [e for e in entries if e.get("error_occurred") or e.get("skipped")]
+    skips = [r for r in map(_skip_reason, entries) if r is not None]
+    errors = [e for e in entries if e.get("error_occurred") and _skip_reason(e) is None]
     if errors:
-        rec.error = errors[0].get("error_message") or errors[0].get("skip_message") or "error"
-    good = [e for e in entries if e not in errors]
+        rec.error = errors[0].get("error_message") or "error"
+    elif skips:
+        rec.skipped = skips[0]
+    good = [e for e in entries if not e.get("error_occurred") and not e.get("skipped")]
+    if not rec.error and not rec.skipped:
+        _check(path, name, good)
     iters = [_values(e) for e in good if e.get("run_type", "iteration") == "iteration"]
     aggs = {e.get("aggregate_name"): _values(e) for e in good if e.get("run_type") == "aggregate"}
     if iters:
@@ -155,7 +215,26 @@ def load(path):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise SuiteJsonError(f"{path}: a benchmark entry without a name")
         grouped.setdefault(logical_name(entry), []).append(entry)
-    return Suite(path, context, [_record(n, es) for n, es in grouped.items()])
+    records = [_record(path, n, es) for n, es in grouped.items()]
+    model = _model(os.path.join(os.path.dirname(os.fspath(path)), MODEL_FILE))
+    for r in records:
+        r.model = model.get(r.name, {})
+    return Suite(path, context, records)
+
+
+def _model(path):
+    """{benchmark name: {counter: value}} from a model.json, {} when there is none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SuiteJsonError(f"{path}: not a readable model file ({e})") from None
+    if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
+        raise SuiteJsonError(f"{path}: not a model file (expected {{\"<benchmark>\": {{\"<counter>\": value}}}})")
+    return {families.canonical(k.removesuffix("/manual_time")): {c: float(v) for c, v in d.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)} for k, d in doc.items()}
 
 
 def load_or_exit(path, prog):
@@ -165,3 +244,35 @@ def load_or_exit(path, prog):
     except SuiteJsonError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def _tracked(path):
+    """True when git tracks `path` (a committed result); False outside a repository or without git."""
+    import subprocess
+    try:
+        return subprocess.run(["git", "-C", os.path.dirname(path) or ".", "ls-files", "--error-unmatch", "--",
+                               os.path.basename(path)], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def check_output(out, inputs, prog, force=False):
+    """Exit 2 with one line, before anything is written, when `out` is one of the inputs, a file git tracks
+    (committed results; force=True allows it) or in a folder that does not exist or cannot be written."""
+    out_abs = os.path.abspath(out)
+    folder = os.path.dirname(out_abs)
+    problem = None
+    if any(os.path.abspath(i) == out_abs or (os.path.exists(out_abs) and os.path.exists(i) and os.path.samefile(i, out_abs))
+           for i in inputs):
+        problem = "it is an input of this command"
+    elif not os.path.isdir(folder):
+        problem = f"no such folder {folder}"
+    elif not os.access(folder, os.W_OK) or (os.path.exists(out_abs) and not os.access(out_abs, os.W_OK)):
+        problem = "not writable"
+    elif os.path.isdir(out_abs):
+        problem = "it is a folder"
+    elif not force and os.path.exists(out_abs) and _tracked(out_abs):
+        problem = "it is a committed file (pass --force to overwrite it)"
+    if problem:
+        print(f"{prog}: error: refusing to write {out}: {problem}", file=sys.stderr)
+        raise SystemExit(2)

@@ -6,17 +6,17 @@ from matplotlib.lines import Line2D
 from plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "sync"
-PRIMITIVES = {"syncthreads": "-", "named_barrier": "--", "syncwarp": ":"}  # family -> line style
+PRIMITIVES = {"syncthreads": "-", "named_barrier": "--", "syncwarp": ":"}  # sync/<primitive> -> line style
 
 
 def main(argv=None):
     suite, out = parse_args(PROG, __doc__, argv)
-    recs = suite.ok(*PRIMITIVES)
+    recs = [r for r in suite.ok("sync") if r.fields.get("primitive") in PRIMITIVES]
     if not recs:
-        return nothing_to_plot(PROG, suite, "syncthreads/named_barrier/syncwarp")
-    for fam in PRIMITIVES:
-        if not any(r.fields["family"] == fam for r in recs):
-            note(PROG, f"no {fam}/* benchmarks; its lines are left out")
+        return nothing_to_plot(PROG, suite, "sync/<syncthreads|named_barrier|syncwarp>")
+    for prim in PRIMITIVES:
+        if not any(r.fields["primitive"] == prim for r in recs):
+            note(PROG, f"no sync/{prim}/* benchmarks; its lines are left out")
 
     blocks = sorted({r.fields["blocks_per_sm"] for r in recs})
     colors = {b: f"C{i}" for i, b in enumerate(blocks)}
@@ -24,7 +24,7 @@ def main(argv=None):
     warps = set()
     for fam, style in PRIMITIVES.items():
         for b in blocks:
-            pts = sorted((r for r in recs if r.fields["family"] == fam and r.fields["blocks_per_sm"] == b),
+            pts = sorted((r for r in recs if r.fields["primitive"] == fam and r.fields["blocks_per_sm"] == b),
                          key=lambda r: r.fields["threads"])
             if pts:
                 w = [r.fields["threads"] // 32 for r in pts]

@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: host tests, GPU tests (skipped with the reason when there
-# is no GPU), and the Python tests of the plots, report and compare. Works on a fresh machine.
+# Builds everything and runs every test: host tests, GPU tests (skipped, with the reason, when there is
+# no GPU), and the Python tests of the plots, report, compare and run_all.sh. Works on a fresh machine:
+# Python packages come from the python3 on PATH when it has them (the GPU machine: no network), else from
+# a virtual environment .venv made here from requirements.txt (a stock Debian or Ubuntu python3, PEP 668).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
+NEED="import matplotlib, numpy, scipy, pytest"
 
-# Python packages: install the pinned ones unless what is installed already imports (the GPU machine
-# has them and no network).
-if ! python3 -c "import matplotlib, numpy, scipy, pytest" 2>/dev/null; then
-  python3 -m pip install -q -r requirements.txt
+command -v python3 >/dev/null || { echo "tests/run.sh: python3 not found: install python3 (apt-get install python3 python3-venv)" >&2; exit 2; }
+PY=python3
+if ! python3 -c "$NEED" 2>/dev/null; then
+  PY=.venv/bin/python
+  if ! { [[ -x $PY ]] && "$PY" -c "$NEED" 2>/dev/null; }; then
+    echo "tests/run.sh: python3 lacks matplotlib/numpy/scipy/pytest: making .venv from requirements.txt"
+    python3 -m venv .venv >/dev/null 2>&1 || { echo "tests/run.sh: cannot make a virtual environment: install python3-venv (apt-get install python3-venv), or matplotlib numpy scipy pytest for python3" >&2; exit 2; }
+    "$PY" -m pip install -q -r requirements.txt || { echo "tests/run.sh: pip could not install requirements.txt into .venv (no network?): install matplotlib numpy scipy pytest for python3" >&2; exit 2; }
+  fi
 fi
+PY_DIR=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")
+export PATH="$PY_DIR:$PATH"  # the scripts and the tests call python3
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)"
-python3 -m pytest -q tests/python
+# CTest shows a skipped test without its reason: show it.
+grep -h "tests skipped: " "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u || true
+"$PY" -m pytest -q ${MH_PYTEST_ARGS:-tests/python}  # MH_PYTEST_ARGS: the test of this script runs a subset

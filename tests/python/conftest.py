@@ -1,4 +1,5 @@
-"""Shared fixtures: synthetic suite JSON (tests/python/synth.py) and a runner for the plots/ scripts."""
+"""Shared fixtures: suite JSON built from a recorded H200 run (tests/python/synth.py) and a runner for the
+plots/ scripts."""
 import json
 import subprocess
 import sys
@@ -10,10 +11,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "plots"
 sys.path[:0] = [str(PLOTS), str(Path(__file__).parent)]  # import suite_json, the scripts and synth in-process
 
+import families  # noqa: E402
 import synth  # noqa: E402
 
-PLOT_SCRIPTS = ("stride", "banks", "sync", "gemm")
-ALL_SCRIPTS = PLOT_SCRIPTS + ("report", "compare")
+PLOT_SCRIPTS = tuple(families.plots())  # every picture the family registry names
+ALL_SCRIPTS = PLOT_SCRIPTS + ("report", "compare", "bounds", "check_errors")
 SHAPES = ("1.7.1", "1.8.3")
 
 

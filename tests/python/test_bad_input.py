@@ -1,9 +1,31 @@
-"""Every script turns an unusable input into one line on stderr and exit status 2."""
+"""Every script turns an unusable input into one line on stderr and exit status 2, writes nothing then,
+and never overwrites its input or a committed file unless told to (issue 10)."""
 import json
+import shutil
+import subprocess
 
 import pytest
 
-from conftest import ALL_SCRIPTS, run
+import synth
+from conftest import ALL_SCRIPTS, PLOT_SCRIPTS, run
+
+
+def _with(change):
+    doc = synth.suite_json(only={"ceiling", "gemm"})
+    change(doc["benchmarks"])
+    return json.dumps(doc)
+
+
+def _nan_time(entries):
+    entries[0]["real_time"] = float("nan")
+
+
+def _zero_time(entries):
+    next(e for e in entries if e.get("aggregate_name") == "median")["real_time"] = 0
+
+
+def _duplicate(entries):
+    entries += entries[:3]
 
 BAD = {
     "not JSON": ("benchmarks.json: this is not json {", "not JSON"),
@@ -11,6 +33,9 @@ BAD = {
     "another tool": (json.dumps({"context": {"host_name": "x", "library_build_type": "release"},
                                  "benchmarks": [{"name": "BM_foo", "run_type": "iteration", "real_time": 1,
                                                  "time_unit": "ns"}]}), "not from the suite"),
+    "NaN time": (_with(_nan_time), "is not a positive number"),
+    "zero time": (_with(_zero_time), "is not a positive number"),
+    "duplicate entries": (_with(_duplicate), "is listed twice"),
 }
 
 
@@ -38,3 +63,46 @@ def test_missing_file(script, tmp_path, make_json):
     for args in args_for(script, tmp_path / "absent.json", make_json(only={"ceiling"})):
         r = run(script, *args)
         assert r.returncode == 2 and r.stderr.strip() == f"{script}: error: {tmp_path / 'absent.json'}: no such file"
+
+
+WRITERS = PLOT_SCRIPTS + ("report",)
+
+
+def out_name(script):
+    return "report.md" if script == "report" else f"{script}.png"
+
+
+@pytest.mark.parametrize("script", WRITERS)
+def test_output_equal_to_input_is_refused(script, make_json):
+    """Issue 10 case 8: report.py X.json -o X.json overwrote its input with Markdown."""
+    path = make_json(only={"ceiling", "gemm"})
+    before = path.read_bytes()
+    r = run(script, path, "-o", path)
+    assert r.returncode == 2 and r.stderr.strip() == f"{script}: error: refusing to write {path}: it is an input of this command"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("script", WRITERS)
+def test_output_into_a_missing_folder_is_one_line(script, make_json, tmp_path):
+    r = run(script, make_json(only={"ceiling", "gemm"}), "-o", tmp_path / "no" / "such" / out_name(script))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such folder" in r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("git"), reason="needs git")
+@pytest.mark.parametrize("script", WRITERS)
+def test_committed_results_are_not_overwritten_without_force(script, make_json):
+    """Issue 10 case 8: run on a committed run, the default output beside the JSON rewrote committed files."""
+    path = make_json(subdir="repo/results/gpu/run")
+    repo = path.parents[3]
+    committed = path.parent / out_name(script)
+    committed.write_text("committed")
+    git = lambda *a: subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True)
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
+    r = run(script, path)
+    assert r.returncode == 2 and "it is a committed file (pass --force to overwrite it)" in r.stderr
+    assert committed.read_bytes() == b"committed"
+    r = run(script, path, "--force")
+    assert r.returncode == 0, r.stderr
+    assert committed.read_bytes() != b"committed"

