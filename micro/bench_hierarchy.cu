@@ -1,0 +1,38 @@
+// hierarchy/read/ws:<bytes>: read bandwidth with every SM busy, by working set (distinct bytes the
+// launch touches), 48 log-spaced points from 16 KiB to 8 x L2. The kernel is the L1 read roof's
+// (plain loads, which cache in L1, carve-out 0); between two visits of a byte the grid touches about
+// the whole working set, so each level serves the working sets that fit it. Warm: each launch finds
+// what the previous one left in the caches. A launch moves max(2 x ws, 32 x L2) bytes (~0.1 ms at
+// L1 speed, ~1 ms from HBM on an H200).
+#include <algorithm>
+
+#include "harness/bench.cuh"
+#include "harness/registry.cuh"
+#include "micro/hierarchy.cuh"
+#include "micro/roofs.cuh"
+
+namespace {
+using namespace mh;
+
+constexpr int kPoints = 48;
+
+void plan_hierarchy(Planner& p) {
+  const DeviceFacts& f = p.facts();
+  const roofs::Config c{roofs::Kind::read, roofs::Load::plain, roofs::Store::plain, 16, 8, 256, 0, 1};
+  const uint64_t chunk = 32ull * c.unroll * c.width;
+  const uint64_t lo = std::max<uint64_t>(16 << 10, chunk), hi = std::min<uint64_t>(8 * f.l2_bytes, f.global_mem_bytes / 8);
+  for (uint64_t ws : hierarchy::working_sets(lo, hi, kPoints, chunk)) {
+    const uint64_t bytes = std::max<uint64_t>(2 * ws, 32 * f.l2_bytes);
+    Launch l;
+    l.threads = c.threads;
+    l.blocks = static_cast<long long>(f.sm_count) * std::min(f.max_blocks_per_sm, f.max_threads_per_sm / c.threads);
+    l.device_bytes = ws;
+    l.note = "ws=" + std::to_string(ws) + " " + c.describe();
+    p.add_if_resident("hierarchy/read/ws:" + std::to_string(ws), l,
+                      [c, ws, bytes](benchmark::State& st) { roofs::run_walk(st, c, ws, bytes); });
+  }
+}
+
+}  // namespace
+
+MH_FAMILY("hierarchy", plan_hierarchy);
