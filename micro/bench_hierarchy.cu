@@ -18,6 +18,9 @@ constexpr int kPoints = 48;
 
 void plan_hierarchy(Planner& p) {
   const DeviceFacts& f = p.facts();
+  // The L1 size the device reports, for the plot to draw beside the edges it finds (gpubench puts
+  // l2_bytes in the context already).
+  p.context("l1_smem_per_sm_bytes", std::to_string(f.l1_smem_per_sm_bytes));
   const roofs::Config c{roofs::Kind::read, roofs::Load::plain, roofs::Store::plain, 16, 8, 256, 0, 1};
   const uint64_t chunk = 32ull * c.unroll * c.width;
   const uint64_t lo = std::max<uint64_t>(16 << 10, chunk), hi = std::min<uint64_t>(8 * f.l2_bytes, f.global_mem_bytes / 8);

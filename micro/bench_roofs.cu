@@ -53,7 +53,8 @@ std::string Config::describe() const {
   std::string s = k;
   if (kind != Kind::write) s += std::string(" ld:") + load_name(ld);
   if (kind != Kind::read) s += std::string(" st:") + store_name(st);
-  return s + " w:" + std::to_string(width) + " u:" + std::to_string(unroll) + " t:" + std::to_string(threads);
+  s += " w:" + std::to_string(width) + " u:" + std::to_string(unroll) + " t:" + std::to_string(threads);
+  return front ? s + " front" : s;
 }
 
 void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch) {
@@ -65,7 +66,7 @@ void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t
                            " reside per SM, the plan wants " + std::to_string(per_sm));
     return;
   }
-  const Walk w = make_walk(c.width, c.unroll, f.sm_count * per_sm, c.threads, ws_bytes, bytes_per_launch);
+  const Walk w = make_walk(c.width, c.unroll, f.sm_count * per_sm, c.threads, ws_bytes, bytes_per_launch, c.front);
   uint32_t* values = values_buffer(w.words());
   DeviceBuffer<uint32_t> checksum(1);
   checksum.fill_bytes(0);
@@ -93,10 +94,11 @@ using namespace mh::roofs;
 enum class Level { l1, l2, hbm };
 const char* level_name(Level l) { return l == Level::l1 ? "l1" : l == Level::l2 ? "l2" : "hbm"; }
 
-uint64_t working_set(const DeviceFacts& f, Level l) {
+// l2_div: the L2 working set is l2_bytes / l2_div.
+uint64_t working_set(const DeviceFacts& f, Level l, int l2_div = 3) {
   switch (l) {
     case Level::l1: return f.l1_smem_per_sm_bytes / 4;
-    case Level::l2: return f.l2_bytes / 3;
+    case Level::l2: return f.l2_bytes / l2_div;
     default: return std::min<uint64_t>(64 * f.l2_bytes, f.global_mem_bytes / 8);
   }
 }
@@ -109,20 +111,35 @@ uint64_t bytes_per_launch(const DeviceFacts& f, Level l, uint64_t ws) {
   }
 }
 
-// The kernels that measured best in the sweep (see the comments; numbers from one H200, 132 SMs).
-// TODO(sweep): replace with the sweep's winners.
+// The kernels that measured best in the sweep (MH_SWEEP=1, one H200, 132 SMs at 1980 MHz, 644
+// configurations, --benchmark_min_time=0.01s; TB/s = 1e12 B/s):
+//   read/l1: 125-126 B/clk/SM (32.7-33.0 TB/s) for most shapes with 8-16 B accesses and >= 4 in
+//     flight, plain or .nc alike; 4-byte loads reach 125.7 (nc, u:8, t:512); unroll 1-2 fall below.
+//     Working set L1/16 .. L1/2: 123.2 .. 125.8 B/clk/SM. Kept: plain, 16 B, 8 in flight, 256 threads.
+//   read/l2 (.cg, L1 bypassed): 9.2-9.5 TB/s at L2/3 for the best shapes; by working set
+//     (w:16 u:8 t:256): L2/8 10.61, L2/4 9.61, L2/3 9.36, L2/2 9.24 TB/s. Plain loads measured
+//     31.5 TB/s there: L1 hits between warps of one block (the walker order then was block-major;
+//     it is warp-in-block major since). Kept: .cg, 16 B, 8 in flight, 256 threads, L2/8.
+//   read/hbm: 4.61 TB/s for 16 B x 8 in flight at 256 or 512 threads with any operator (plain, .cg,
+//     .cs, .nc within 0.1 %); 4-byte loads 4.56. Kept: .nc, 16 B, 8 in flight, 256 threads.
+//   write/hbm: 4.25 TB/s at full occupancy for most shapes (.cs, .cg, plain alike); 4.31 with one
+//     block of 256 threads per SM (.cs, 16 B, 4 or 8 in flight).
+//   write/l2: 4.80 TB/s at L2/3 (.cs, 16 B, 8 in flight), about what HBM takes.
+//   copy/hbm: 3.96 TB/s (read + write) for .cs/.cs and plain/plain, 16 B x 8 in flight, 256 threads
+//     (5 blocks/SM resident at 43 registers); ceiling/memcpy_d2d 4.10 in the same run.
 struct Roof {
   const char* name;
   Level level;
   Config c;
+  int l2_div = 3;
 };
 const Roof kRoofs[] = {
     {"ceiling/read/l1", Level::l1, {Kind::read, Load::plain, Store::plain, 16, 8, 256, 0, 1}},
-    {"ceiling/read/l2", Level::l2, {Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1}},
-    {"ceiling/read/hbm", Level::hbm, {Kind::read, Load::cs, Store::plain, 16, 4, 256, 0, 1}},
-    {"ceiling/write/l2", Level::l2, {Kind::write, Load::plain, Store::plain, 16, 4, 256, 0, 1}},
-    {"ceiling/write/hbm", Level::hbm, {Kind::write, Load::plain, Store::cs, 16, 4, 256, 0, 1}},
-    {"ceiling/copy/hbm", Level::hbm, {Kind::copy, Load::nc, Store::cs, 16, 4, 256, 0, 1}},
+    {"ceiling/read/l2", Level::l2, {Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1}, 8},
+    {"ceiling/read/hbm", Level::hbm, {Kind::read, Load::nc, Store::plain, 16, 8, 256, 0, 1}},
+    {"ceiling/write/l2", Level::l2, {Kind::write, Load::plain, Store::cs, 16, 8, 256, 0, 1}, 8},
+    {"ceiling/write/hbm", Level::hbm, {Kind::write, Load::plain, Store::cs, 16, 8, 256, 1, 1}},
+    {"ceiling/copy/hbm", Level::hbm, {Kind::copy, Load::cs, Store::cs, 16, 8, 256, 0, 1}},
 };
 
 Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level) {
@@ -184,13 +201,31 @@ void plan_sweep(Planner& p) {
         const Config c{o.kind, o.ld, o.st, 16, unroll, 256, 0, div};
         add(p, name_of(c, o.level) + "/occ:1/" + std::to_string(div), c, o.level, working_set(f, o.level));
       }
-  // Working set: L1/16 .. L1/2 per SM, L2/8 .. L2/2.
+  // Front layout (grid-stride) for the HBM streams, at 1/1 .. 1/8 of the resident blocks.
+  for (const Ops& o : {ops[7], ops[10], ops[11], ops[13], ops[15], ops[16]})
+    for (int unroll : {4, 8})
+      for (int div : {1, 2, 4, 8}) {
+        Config c{o.kind, o.ld, o.st, 16, unroll, 256, 0, div};
+        c.front = true;
+        add(p, name_of(c, o.level) + "/front/occ:1/" + std::to_string(div), c, o.level, working_set(f, o.level));
+      }
+  for (int div : {2, 4, 8}) {
+    const Config c{Kind::copy, Load::cs, Store::cs, 16, 8, 256, 0, div};
+    add(p, name_of(c, Level::hbm) + "/occ:1/" + std::to_string(div), c, Level::hbm, working_set(f, Level::hbm));
+  }
+  for (int div : {16, 8, 4, 3})
+    for (Store st : {Store::plain, Store::cs}) {
+      const Config c{Kind::write, Load::plain, st, 16, 8, 256, 0, 1};
+      const uint64_t ws = f.l2_bytes / div;
+      add(p, name_of(c, Level::l2) + "/ws:" + std::to_string(ws), c, Level::l2, ws);
+    }
+  // Working set: L1/16 .. L1/2 per SM, L2/32 .. L2/2.
   for (int div : {16, 8, 4, 2}) {
     const Config c{Kind::read, Load::plain, Store::plain, 16, 8, 256, 0, 1};
     const uint64_t ws = f.l1_smem_per_sm_bytes / div;
     add(p, name_of(c, Level::l1) + "/ws:" + std::to_string(ws), c, Level::l1, ws);
   }
-  for (int div : {8, 4, 3, 2}) {
+  for (int div : {32, 16, 8, 4, 3, 2}) {
     const Config c{Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1};
     const uint64_t ws = f.l2_bytes / div;
     add(p, name_of(c, Level::l2) + "/ws:" + std::to_string(ws), c, Level::l2, ws);
@@ -198,7 +233,7 @@ void plan_sweep(Planner& p) {
 }
 
 void plan_roofs(Planner& p) {
-  for (const Roof& r : kRoofs) add(p, r.name, r.c, r.level, working_set(p.facts(), r.level));
+  for (const Roof& r : kRoofs) add(p, r.name, r.c, r.level, working_set(p.facts(), r.level, r.l2_div));
   const char* sweep = std::getenv("MH_SWEEP");
   if (sweep && *sweep && *sweep != '0') plan_sweep(p);
 }

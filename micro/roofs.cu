@@ -56,75 +56,84 @@ __device__ __forceinline__ T values_at(uint64_t i) {
     return {v, v + 2654435761u, v + 2u * 2654435761u, v + 3u * 2654435761u};
 }
 
-// Where warp `warp` of the grid starts: chunk floor(warp R / W).
-__device__ __forceinline__ uint64_t first_chunk(uint64_t chunks) {
+// Walk::start_chunk on the device, for this warp's walker number.
+__device__ __forceinline__ uint64_t first_chunk(uint64_t chunks, bool front) {
   const uint64_t warps = uint64_t(gridDim.x) * (blockDim.x / 32);
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  return warp * chunks / warps;
+  const uint64_t walker = uint64_t(threadIdx.x / 32) * gridDim.x + blockIdx.x;
+  return front ? walker % chunks : walker * chunks / warps;
 }
 
+struct Args {
+  uint64_t chunks;
+  uint64_t step;  // chunks per step, < chunks
+  uint32_t iters;
+  bool front;
+};
+
 // The inner loop is kUnroll loads at immediate offsets from p, the adds, a pointer bump and the wrap
-// test; `#pragma unroll 1` keeps "accesses in flight" at exactly kUnroll.
+// test (SASS: 8 LDG.E.128 and 24 other instructions per step at width 16, unroll 8). `#pragma unroll 1`
+// keeps at most kUnroll loads per thread in flight; ptxas may start consuming the first before the
+// last is issued (it does at width 16, unroll 8: two groups of four).
 template <int kWidth, int kUnroll, Load kOp>
-__global__ void __launch_bounds__(1024) read_kernel(const uint32_t* buf, uint64_t chunks, uint32_t iters, uint32_t* checksum) {
+__global__ void __launch_bounds__(1024) read_kernel(const uint32_t* buf, Args a, uint32_t* checksum) {
   using T = typename Vec<kWidth>::T;
   constexpr int kChunk = 32 * kUnroll;  // vectors per chunk
   const uint32_t lane = threadIdx.x & 31;
   const T* base = reinterpret_cast<const T*>(buf) + lane;
-  const T* end = base + chunks * kChunk;
-  const T* p = base + first_chunk(chunks) * kChunk;
+  const T* end = base + a.chunks * kChunk;
+  const uint64_t step = a.step * kChunk, span = a.chunks * kChunk;
+  const T* p = base + first_chunk(a.chunks, a.front) * kChunk;
   uint32_t sum = 0;
 #pragma unroll 1
-  for (uint32_t i = 0; i < iters; ++i) {
+  for (uint32_t i = 0; i < a.iters; ++i) {
     T v[kUnroll];
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) v[j] = load<kOp>(p + 32 * j);
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) sum += fold(v[j]);
-    p += kChunk;
-    if (p == end) p = base;
+    p += step;
+    if (p >= end) p -= span;
   }
   for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
   if (lane == 0) atomicAdd(checksum, sum);  // one atomic per warp, after the loop
 }
 
 template <int kWidth, int kUnroll, Store kOp>
-__global__ void __launch_bounds__(1024) write_kernel(uint32_t* buf, uint64_t chunks, uint32_t iters) {
+__global__ void __launch_bounds__(1024) write_kernel(uint32_t* buf, Args a) {
   using T = typename Vec<kWidth>::T;
   constexpr int kChunk = 32 * kUnroll, kWords = kWidth / 4;
   const uint32_t lane = threadIdx.x & 31;
   T* base = reinterpret_cast<T*>(buf) + lane;
-  uint64_t c = first_chunk(chunks);
-  T* p = base + c * kChunk;
+  uint64_t c = first_chunk(a.chunks, a.front);
 #pragma unroll 1
-  for (uint32_t i = 0; i < iters; ++i) {
+  for (uint32_t i = 0; i < a.iters; ++i) {
+    T* p = base + c * kChunk;
     const uint64_t word = (c * kChunk + lane) * kWords;
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) store<kOp>(p + 32 * j, values_at<T>(word + 32 * j * kWords));
-    p += kChunk;
-    if (++c == chunks) c = 0, p = base;
+    c += a.step;
+    if (c >= a.chunks) c -= a.chunks;
   }
 }
 
 template <int kWidth, int kUnroll, Load kLd, Store kSt>
-__global__ void __launch_bounds__(1024) copy_kernel(const uint32_t* src, uint32_t* dst, uint64_t chunks, uint32_t iters) {
+__global__ void __launch_bounds__(1024) copy_kernel(const uint32_t* src, uint32_t* dst, Args a) {
   using T = typename Vec<kWidth>::T;
   constexpr int kChunk = 32 * kUnroll;
   const uint32_t lane = threadIdx.x & 31;
-  const uint64_t first = first_chunk(chunks) * kChunk;
   const T* s = reinterpret_cast<const T*>(src) + lane;
   T* d = reinterpret_cast<T*>(dst) + lane;
-  uint64_t off = first;  // vector offset of the current chunk
-  const uint64_t end = chunks * kChunk;
+  uint64_t off = first_chunk(a.chunks, a.front) * kChunk;  // vector offset of the current chunk
+  const uint64_t end = a.chunks * kChunk, step = a.step * kChunk;
 #pragma unroll 1
-  for (uint32_t i = 0; i < iters; ++i) {
+  for (uint32_t i = 0; i < a.iters; ++i) {
     T v[kUnroll];
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) v[j] = load<kLd>(s + off + 32 * j);
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) store<kSt>(d + off + 32 * j, v[j]);
-    off += kChunk;
-    if (off == end) off = 0;
+    off += step;
+    if (off >= end) off -= end;
   }
 }
 
@@ -193,6 +202,8 @@ void with_copy_ops(Load ld, Store st, Fn&& fn) {
 // plateau of the hierarchy need it, and the others use no shared memory.
 void prefer_l1(const void* kernel) { CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0)); }
 
+Args args_of(const Walk& w) { return {w.chunks, w.step_chunks(), w.iters, w.front}; }
+
 }  // namespace
 
 const char* load_name(Load op) {
@@ -214,7 +225,7 @@ const char* store_name(Store op) {
   return "?";
 }
 
-Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch) {
+Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch, bool front) {
   with_shape(width, unroll, [](auto, auto) {});  // throws on a shape that is not compiled
   if (blocks < 1 || threads < 32 || threads % 32 || threads > 1024)
     throw std::invalid_argument("threads must be a multiple of 32 in [32, 1024] and blocks >= 1");
@@ -223,6 +234,7 @@ Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes
   w.unroll = unroll;
   w.blocks = blocks;
   w.threads = threads;
+  w.front = front;
   w.chunks = std::max<uint64_t>(1, ws_bytes / w.chunk_bytes());
   const uint64_t per_step = w.warps() * w.chunk_bytes();
   const uint64_t iters = std::max<uint64_t>(1, (bytes_per_launch + per_step - 1) / per_step);
@@ -242,7 +254,7 @@ void launch_read(const Walk& w, Load op, const uint32_t* buf, uint32_t* checksum
       constexpr auto kernel = read_kernel<decltype(W)::value, decltype(U)::value, decltype(O)::value>;
       static const bool configured = (prefer_l1(reinterpret_cast<const void*>(kernel)), true);
       (void)configured;
-      kernel<<<w.blocks, w.threads, 0, s>>>(buf, w.chunks, w.iters, checksum);
+      kernel<<<w.blocks, w.threads, 0, s>>>(buf, args_of(w), checksum);
       CUDA_CHECK_LAUNCH("read_kernel");
     });
   });
@@ -254,7 +266,7 @@ void launch_write(const Walk& w, Store op, uint32_t* buf, cudaStream_t s) {
       constexpr auto kernel = write_kernel<decltype(W)::value, decltype(U)::value, decltype(O)::value>;
       static const bool configured = (prefer_l1(reinterpret_cast<const void*>(kernel)), true);
       (void)configured;
-      kernel<<<w.blocks, w.threads, 0, s>>>(buf, w.chunks, w.iters);
+      kernel<<<w.blocks, w.threads, 0, s>>>(buf, args_of(w));
       CUDA_CHECK_LAUNCH("write_kernel");
     });
   });
@@ -266,7 +278,7 @@ void launch_copy(const Walk& w, Load ld, Store st, const uint32_t* src, uint32_t
       constexpr auto kernel = copy_kernel<decltype(W)::value, decltype(U)::value, decltype(L)::value, decltype(S)::value>;
       static const bool configured = (prefer_l1(reinterpret_cast<const void*>(kernel)), true);
       (void)configured;
-      kernel<<<w.blocks, w.threads, 0, s>>>(src, dst, w.chunks, w.iters);
+      kernel<<<w.blocks, w.threads, 0, s>>>(src, dst, args_of(w));
       CUDA_CHECK_LAUNCH("copy_kernel");
     });
   });
@@ -308,7 +320,7 @@ uint32_t expected_read_checksum(const Walk& w) {
     for (uint64_t i = c * chunk_words; i < (c + 1) * chunk_words; ++i) chunk_sum[c] += word_value(i);
   uint32_t sum = 0;
   for (uint64_t warp = 0; warp < w.warps(); ++warp)
-    for (uint64_t i = 0, c = w.start_chunk(warp); i < w.iters; ++i, c = (c + 1) % w.chunks) sum += chunk_sum[c];
+    for (uint64_t i = 0, c = w.start_chunk(warp); i < w.iters; ++i, c = (c + w.step_chunks()) % w.chunks) sum += chunk_sum[c];
   return sum;
 }
 
@@ -316,7 +328,7 @@ std::vector<bool> visited_words(const Walk& w) {
   const uint64_t chunk_words = w.chunk_bytes() / 4;
   std::vector<bool> visited(w.words(), false);
   for (uint64_t warp = 0; warp < w.warps(); ++warp)
-    for (uint64_t i = 0, c = w.start_chunk(warp); i < w.iters; ++i, c = (c + 1) % w.chunks)
+    for (uint64_t i = 0, c = w.start_chunk(warp); i < w.iters; ++i, c = (c + w.step_chunks()) % w.chunks)
       std::fill(visited.begin() + c * chunk_words, visited.begin() + (c + 1) * chunk_words, true);
   return visited;
 }

@@ -3,10 +3,14 @@
 // One access pattern serves every level and the hierarchy sweep: a "walk". Each warp is a walker that
 // reads (writes, copies) one chunk per step, a chunk being 32 lanes x `unroll` accesses of `width`
 // bytes, lane l's j-th access at byte (l + 32 j) * width of the chunk: compile-time offsets from one
-// pointer, so the loop is loads plus a pointer bump. Walker w of W starts at chunk floor(w R / W) of
-// the R chunks of the working set and steps one chunk at a time, wrapping at R. Walkers spread evenly
-// over the working set, so between two visits of a chunk the whole grid touches about R chunks: a
-// working set that fits a level's capacity is served by that level, one that does not misses it.
+// pointer, so the loop is loads plus a pointer bump. Walkers are numbered warp-in-block major
+// (walker = warp_in_block * blocks + block), so the warps of one block, and the blocks the scheduler
+// puts on one SM, lie far apart in the order below. Two layouts of the R chunks of the working set:
+//   walk (default): walker v starts at chunk floor(v R / W) and steps one chunk at a time, wrapping
+//     at R. Between two visits of a chunk by one SM, that SM touches about the whole working set, and
+//     so does the grid between two visits by anyone: a working set that fits a level is served by it.
+//   front: walker v starts at chunk v and steps W chunks (grid-stride): the grid sweeps one front
+//     of W contiguous chunks at a time, the order a streaming kernel uses (DRAM row locality).
 #pragma once
 #include <benchmark/benchmark.h>
 
@@ -30,10 +34,12 @@ struct Walk {
   int blocks = 0, threads = 0;
   uint64_t chunks = 0;  // R: the working set in chunks
   uint32_t iters = 0;   // chunks each warp visits per launch
+  bool front = false;   // layout: walk (false) or front (true)
 
   uint64_t chunk_bytes() const { return 32ull * unroll * width; }
   uint64_t warps() const { return uint64_t(blocks) * threads / 32; }
-  uint64_t start_chunk(uint64_t warp) const { return warp * chunks / warps(); }
+  uint64_t start_chunk(uint64_t walker) const { return front ? walker % chunks : walker * chunks / warps(); }
+  uint64_t step_chunks() const { return (front ? warps() : 1) % chunks; }
   uint64_t working_set_bytes() const { return chunks * chunk_bytes(); }
   uint64_t words() const { return working_set_bytes() / 4; }
   uint64_t bytes_per_launch() const { return warps() * iters * chunk_bytes(); }  // per direction for a copy
@@ -41,7 +47,8 @@ struct Walk {
 
 // The working set rounded down to whole chunks (at least one), and iters = the fewest steps that move
 // at least bytes_per_launch (at least one). Throws std::invalid_argument on a shape it cannot run.
-Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch);
+Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch,
+               bool front = false);
 
 // The widths and unrolls the kernels are compiled for.
 inline constexpr int kWidths[] = {4, 8, 16};
@@ -81,6 +88,7 @@ struct Config {
   int width = 16, unroll = 8, threads = 256;
   int blocks_per_sm = 0;
   int occupancy_div = 1;
+  bool front = false;
   std::string describe() const;  // "read ld:plain w:16 u:8 t:256"
 };
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <vector>
 
 #include "gpu_test.hpp"
@@ -8,13 +9,17 @@
 namespace {
 using namespace mh::roofs;
 
-// Small walks that cover the cases the benchmarks hit: fewer chunks than warps (starts shared,
-// L1-style), more (HBM-style, one pass), and several passes that wrap (L2-style).
+// Small walks that cover the cases the benchmarks hit, in both layouts: fewer chunks than warps
+// (starts shared, L1-style), more (HBM-style, one pass), and several passes that wrap (L2-style).
 std::vector<Walk> walks(int width, int unroll) {
   const uint64_t chunk = 32ull * unroll * width;
-  return {make_walk(width, unroll, 5, 64, 3 * chunk, 40 * chunk),
-          make_walk(width, unroll, 4, 128, 97 * chunk, 97 * chunk),
-          make_walk(width, unroll, 3, 96, 29 * chunk, 200 * chunk)};
+  std::vector<Walk> out;
+  for (bool front : {false, true}) {
+    out.push_back(make_walk(width, unroll, 5, 64, 3 * chunk, 40 * chunk, front));
+    out.push_back(make_walk(width, unroll, 4, 128, 97 * chunk, 97 * chunk, front));
+    out.push_back(make_walk(width, unroll, 3, 96, 29 * chunk, 200 * chunk, front));
+  }
+  return out;
 }
 
 constexpr Load kLoads[] = {Load::plain, Load::cg, Load::cs, Load::nc};
@@ -33,6 +38,15 @@ TEST(Roofs, WalkCoversTheWorkingSetWithWholeChunks) {
   EXPECT_THROW(make_walk(16, 8, 10, 100, 1 << 20, 1 << 20), std::invalid_argument);
 }
 
+TEST(Roofs, FrontLayoutVisitsEveryChunkOncePerPass) {
+  const Walk w = make_walk(16, 8, 4, 128, 64 * 4096, 64 * 4096, true);  // 16 walkers, 64 chunks, 4 steps
+  ASSERT_EQ(w.iters, 4u);
+  const std::vector<bool> visited = visited_words(w);
+  EXPECT_EQ(std::count(visited.begin(), visited.end(), true), static_cast<long>(w.words()));
+  EXPECT_EQ(w.start_chunk(5), 5u);
+  EXPECT_EQ(w.step_chunks(), 16u);
+}
+
 TEST(Roofs, ReadChecksumMatchesHostForEveryShapeAndOperator) {
   REQUIRE_GPU();
   for (int width : kWidths)
@@ -45,7 +59,7 @@ TEST(Roofs, ReadChecksumMatchesHostForEveryShapeAndOperator) {
           sum.fill_bytes(0);
           launch_read(w, op, buf.data(), sum.data());
           ASSERT_EQ(sum.download()[0], expected) << "w:" << width << " u:" << unroll << " ld:" << load_name(op)
-                                                 << " chunks:" << w.chunks << " iters:" << w.iters;
+                                                 << " chunks:" << w.chunks << " iters:" << w.iters << " front:" << w.front;
         }
       }
 }
