@@ -54,19 +54,22 @@ std::string Config::describe() const {
   if (kind != Kind::write) s += std::string(" ld:") + load_name(ld);
   if (kind != Kind::read) s += std::string(" st:") + store_name(st);
   s += " w:" + std::to_string(width) + " u:" + std::to_string(unroll) + " t:" + std::to_string(threads);
-  return front ? s + " front" : s;
+  return stream ? s + " stream" : front ? s + " front" : s;
 }
 
 void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch) {
   const DeviceFacts& f = current_device_facts();
   const int fit = resident_blocks_per_sm(c.kind, c.ld, c.st, c.width, c.unroll, c.threads);
   const int per_sm = c.blocks_per_sm > 0 ? c.blocks_per_sm : std::max(1, fit / c.occupancy_div);
-  if (fit < per_sm) {
+  if (fit < per_sm && !c.stream) {
     skip_benchmark(st, "the occupancy API lets " + std::to_string(fit) + " blocks of " + c.describe() +
                            " reside per SM, the plan wants " + std::to_string(per_sm));
     return;
   }
-  const Walk w = make_walk(c.width, c.unroll, f.sm_count * per_sm, c.threads, ws_bytes, bytes_per_launch, c.front);
+  const uint64_t chunk = 32ull * c.unroll * c.width, warps_per_block = c.threads / 32;
+  const uint64_t blocks = c.stream ? (ws_bytes / chunk + warps_per_block - 1) / warps_per_block : uint64_t(f.sm_count) * per_sm;
+  const Walk w = make_walk(c.width, c.unroll, static_cast<int>(blocks), c.threads, ws_bytes,
+                           c.stream ? ws_bytes : bytes_per_launch, c.front || c.stream);
   uint32_t* values = values_buffer(w.words());
   DeviceBuffer<uint32_t> checksum(1);
   checksum.fill_bytes(0);
@@ -148,6 +151,10 @@ Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level
   l.blocks_per_sm = c.blocks_per_sm;
   const int per_sm = c.blocks_per_sm > 0 ? c.blocks_per_sm : std::min(f.max_blocks_per_sm, f.max_threads_per_sm / c.threads);
   l.blocks = static_cast<long long>(per_sm) * f.sm_count;
+  if (c.stream) {
+    l.blocks_per_sm = 0;
+    l.blocks = static_cast<long long>(ws / (32ull * c.unroll * c.width) / (c.threads / 32));
+  }
   l.device_bytes = ws * (c.kind == Kind::copy ? 2 : 1);
   l.note = std::string(level_name(level)) + " ws=" + std::to_string(ws) + " " + c.describe();
   return l;
@@ -209,6 +216,16 @@ void plan_sweep(Planner& p) {
         c.front = true;
         add(p, name_of(c, o.level) + "/front/occ:1/" + std::to_string(div), c, o.level, working_set(f, o.level));
       }
+  // Stream: one warp per chunk, one step, as many blocks as that takes (writes and copies: a read
+  // would end in one same-address atomic per warp).
+  for (const Ops& o : {ops[10], ops[11], ops[13], ops[15], ops[16]})
+    for (int width : kWidths)
+      for (int unroll : {1, 2, 4})
+        for (int threads : {256, 1024}) {
+          Config c{o.kind, o.ld, o.st, width, unroll, threads, 0, 1};
+          c.stream = true;
+          add(p, name_of(c, o.level) + "/stream", c, o.level, working_set(f, o.level));
+        }
   for (int div : {2, 4, 8}) {
     const Config c{Kind::copy, Load::cs, Store::cs, 16, 8, 256, 0, div};
     add(p, name_of(c, Level::hbm) + "/occ:1/" + std::to_string(div), c, Level::hbm, working_set(f, Level::hbm));

@@ -56,11 +56,14 @@ __device__ __forceinline__ T values_at(uint64_t i) {
     return {v, v + 2654435761u, v + 2u * 2654435761u, v + 3u * 2654435761u};
 }
 
-// Walk::start_chunk on the device, for this warp's walker number.
+// Walk::start_chunk on the device. Walk layout: walkers numbered warp-in-block major, so that the
+// warps of a block (and the blocks of one SM) start far apart. Front layout: block major, so that a
+// block's warps take neighbouring chunks, as a streaming kernel does. Either is a bijection of the
+// warps onto 0 .. W-1, so the host reference need not know the numbering.
 __device__ __forceinline__ uint64_t first_chunk(uint64_t chunks, bool front) {
   const uint64_t warps = uint64_t(gridDim.x) * (blockDim.x / 32);
-  const uint64_t walker = uint64_t(threadIdx.x / 32) * gridDim.x + blockIdx.x;
-  return front ? walker % chunks : walker * chunks / warps;
+  if (front) return ((uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32) % chunks;
+  return (uint64_t(threadIdx.x / 32) * gridDim.x + blockIdx.x) * chunks / warps;
 }
 
 struct Args {

@@ -3,14 +3,16 @@
 // One access pattern serves every level and the hierarchy sweep: a "walk". Each warp is a walker that
 // reads (writes, copies) one chunk per step, a chunk being 32 lanes x `unroll` accesses of `width`
 // bytes, lane l's j-th access at byte (l + 32 j) * width of the chunk: compile-time offsets from one
-// pointer, so the loop is loads plus a pointer bump. Walkers are numbered warp-in-block major
-// (walker = warp_in_block * blocks + block), so the warps of one block, and the blocks the scheduler
-// puts on one SM, lie far apart in the order below. Two layouts of the R chunks of the working set:
+// pointer, so the loop is loads plus a pointer bump. Two layouts of the R chunks of the working set:
 //   walk (default): walker v starts at chunk floor(v R / W) and steps one chunk at a time, wrapping
 //     at R. Between two visits of a chunk by one SM, that SM touches about the whole working set, and
 //     so does the grid between two visits by anyone: a working set that fits a level is served by it.
-//   front: walker v starts at chunk v and steps W chunks (grid-stride): the grid sweeps one front
-//     of W contiguous chunks at a time, the order a streaming kernel uses (DRAM row locality).
+//     Walkers are numbered warp-in-block major, so that the warps of one block, and the blocks the
+//     scheduler puts on one SM, start far apart.
+//   front: walker v (block major) starts at chunk v and steps W chunks (grid-stride): the grid sweeps
+//     one front of W contiguous chunks at a time, the order a streaming kernel uses. With a grid of
+//     one warp per chunk and one step (Config::stream) it is the classic one-element-per-thread
+//     stream kernel, blocks scheduled in order over the buffer.
 #pragma once
 #include <benchmark/benchmark.h>
 
@@ -89,6 +91,7 @@ struct Config {
   int blocks_per_sm = 0;
   int occupancy_div = 1;
   bool front = false;
+  bool stream = false;  // front layout, one step, a grid of one warp per chunk (not all resident)
   std::string describe() const;  // "read ld:plain w:16 u:8 t:256"
 };
 

@@ -19,6 +19,7 @@ std::vector<Walk> walks(int width, int unroll) {
     out.push_back(make_walk(width, unroll, 4, 128, 97 * chunk, 97 * chunk, front));
     out.push_back(make_walk(width, unroll, 3, 96, 29 * chunk, 200 * chunk, front));
   }
+  out.push_back(make_walk(width, unroll, 25, 128, 97 * chunk, 97 * chunk, true));  // stream: a warp per chunk, one step
   return out;
 }
 
