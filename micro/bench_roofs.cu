@@ -6,8 +6,10 @@
 //   l1:  a quarter of the unified L1 of one SM (64 KiB of 256 KiB on an H200), shared-memory carve-out 0;
 //        every SM walks the same bytes, so each SM's L1 holds all of them; 2048 passes per SM per launch.
 //   l2:  a third of the L2 (distinct bytes of the whole grid), loads that bypass L1; 128 x L2 per launch.
+//   l2 roofs use L2/8 (see kRoofs).
 //   hbm: 64 x L2 (3.8 GB on an H200, at most 1/8 of memory), each byte once per launch: the tail a
 //        launch leaves in L2 is the part the next launch reads last, so no L2 flush is needed.
+//        Write and copy use the stream layout: a grid of one warp per 512-byte chunk.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -114,22 +116,32 @@ uint64_t bytes_per_launch(const DeviceFacts& f, Level l, uint64_t ws) {
   }
 }
 
-// The kernels that measured best in the sweep (MH_SWEEP=1, one H200, 132 SMs at 1980 MHz, 644
-// configurations, --benchmark_min_time=0.01s; TB/s = 1e12 B/s):
+// The kernels that measured best (one H200, 132 SMs at 1980 MHz). Round 1: MH_SWEEP=1, 644
+// configurations at --benchmark_min_time=0.01s, walkers then numbered block major. Round 2: the
+// ceilings (3 repetitions), the front/stream/occupancy/working-set parts of the sweep, and ncu
+// (--clock-control none, one launch each: gpu__time_duration, dram__bytes_*). TB/s = 1e12 B/s.
 //   read/l1: 125-126 B/clk/SM (32.7-33.0 TB/s) for most shapes with 8-16 B accesses and >= 4 in
 //     flight, plain or .nc alike; 4-byte loads reach 125.7 (nc, u:8, t:512); unroll 1-2 fall below.
-//     Working set L1/16 .. L1/2: 123.2 .. 125.8 B/clk/SM. Kept: plain, 16 B, 8 in flight, 256 threads.
-//   read/l2 (.cg, L1 bypassed): 9.2-9.5 TB/s at L2/3 for the best shapes; by working set
-//     (w:16 u:8 t:256): L2/8 10.61, L2/4 9.61, L2/3 9.36, L2/2 9.24 TB/s. Plain loads measured
-//     31.5 TB/s there: L1 hits between warps of one block (the walker order then was block-major;
-//     it is warp-in-block major since). Kept: .cg, 16 B, 8 in flight, 256 threads, L2/8.
-//   read/hbm: 4.61 TB/s for 16 B x 8 in flight at 256 or 512 threads with any operator (plain, .cg,
-//     .cs, .nc within 0.1 %); 4-byte loads 4.56. Kept: .nc, 16 B, 8 in flight, 256 threads.
-//   write/hbm: 4.25 TB/s at full occupancy for most shapes (.cs, .cg, plain alike); 4.31 with one
-//     block of 256 threads per SM (.cs, 16 B, 4 or 8 in flight).
-//   write/l2: 4.80 TB/s at L2/3 (.cs, 16 B, 8 in flight), about what HBM takes.
-//   copy/hbm: 3.96 TB/s (read + write) for .cs/.cs and plain/plain, 16 B x 8 in flight, 256 threads
-//     (5 blocks/SM resident at 43 registers); ceiling/memcpy_d2d 4.10 in the same run.
+//     Working set L1/16 .. L1/2: 123.3 .. 125.9 B/clk/SM. Kept: plain, 16 B, 8 in flight, 256
+//     threads: 32.91 TB/s = 125.9 B/clk/SM in round 2; ncu: 99.95 % L1 sector hits, 77 k L2 sectors
+//     for 553 M L1 sectors, 73 KB from DRAM.
+//   read/l2 (.cg, L1 bypassed; 16 B, 8 in flight, 256 threads) falls with the working set: round 2
+//     L2/32 13.94, L2/16 12.31, L2/8 11.30, L2/4 10.18, L2/3 10.12, L2/2 9.48 TB/s; 8-16 B at
+//     256-512 threads within 2 % of each other at L2/3. Kept L2/8 (7.5 MB on an H200, next to
+//     the 8 MB of published figures): 11.15 TB/s; ncu: 0 % L1 hits, 99 % L2 hits, 7.9 MB from DRAM
+//     (the first touch), lts__throughput 84 % of peak.
+//   read/hbm: round 1 4.61 TB/s for 16 B x 8 in flight at 256 or 512 threads with any operator
+//     (plain, .cg, .cs, .nc within 0.1 %), 4-byte loads 4.56; round 2 (walkers warp-in-block major)
+//     4.515 TB/s; ncu: dram__throughput 93.7 %, DRAM bytes = bytes read. Kept: .nc, 16 B, 8, 256.
+//   write/hbm: persistent grids 4.25 TB/s at full occupancy (.cs, .cg, plain alike), 4.30 with one
+//     block of 256 threads per SM. The stream layout (a warp per chunk, one step: the order a
+//     one-element-per-thread kernel writes in) beat them: ncu 855.8 us for 4.03 GB = 4.70 TB/s
+//     (.cs; plain 858.9 us), dram__throughput 97 %. Kept: stream, .cs, 16 B, 1 per thread, 256.
+//   write/l2 (L2/8): 4.57 TB/s, ncu lts__throughput 96 % of peak with 3 MB written to DRAM: the
+//     L2 takes writes at about half its read rate. .cs and plain within 1 %; L2/16 .. L2/3 alike.
+//   copy/hbm (read + write counted): persistent 3.96 TB/s (.cs/.cs, plain/plain; 16 B x 8); stream
+//     ncu 1871 us for 8.05 GB = 4.30 TB/s (plain/plain; nc/cs 1876 us, cs/cs 1888 us),
+//     ceiling/memcpy_d2d 4.22 TB/s in the same run. Kept: stream, plain/plain, 16 B, 1, 256.
 struct Roof {
   const char* name;
   Level level;
@@ -141,8 +153,8 @@ const Roof kRoofs[] = {
     {"ceiling/read/l2", Level::l2, {Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1}, 8},
     {"ceiling/read/hbm", Level::hbm, {Kind::read, Load::nc, Store::plain, 16, 8, 256, 0, 1}},
     {"ceiling/write/l2", Level::l2, {Kind::write, Load::plain, Store::cs, 16, 8, 256, 0, 1}, 8},
-    {"ceiling/write/hbm", Level::hbm, {Kind::write, Load::plain, Store::cs, 16, 8, 256, 1, 1}},
-    {"ceiling/copy/hbm", Level::hbm, {Kind::copy, Load::cs, Store::cs, 16, 8, 256, 0, 1}},
+    {"ceiling/write/hbm", Level::hbm, {Kind::write, Load::plain, Store::cs, 16, 1, 256, 0, 1, false, true}},
+    {"ceiling/copy/hbm", Level::hbm, {Kind::copy, Load::plain, Store::plain, 16, 1, 256, 0, 1, false, true}},
 };
 
 Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level) {
