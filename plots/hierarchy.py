@@ -40,9 +40,8 @@ def edge_lines(ws, bw):
     """One line of text per cliff, for the picture and for the report."""
     lines = []
     for c in cliffs(ws, bw):
-        half = human(c.half_bytes) if c.half_bytes else "never below half"
-        lines.append(f"{c.upper.level / 1e12:.2f} -> {c.lower.level / 1e12:.2f} TB/s: edge {human(c.mid_bytes)}, "
-                     f"half at {half}")
+        half = f"halves at {human(c.half_bytes)}" if c.half_bytes else "does not halve"
+        lines.append(f"{c.upper.level / 1e12:.2f} -> {c.lower.level / 1e12:.2f} TB/s: edge {human(c.mid_bytes)}, {half}")
     return lines
 
 
