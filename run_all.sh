@@ -154,7 +154,7 @@ if [[ -n $COMPARE ]]; then
 fi
 
 say "plots and report"
-for script in stride banks sync gemm roofline; do
+for script in stride banks sync gemm roofline hierarchy; do
   python3 "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png"
 done
 python3 plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"

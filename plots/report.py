@@ -10,10 +10,11 @@ import os
 import sys
 
 import bounds
+import hierarchy
 import suite_json
 
 PROG = "report"
-PICTURES = ("stride", "banks", "sync", "gemm", "roofline")  # PNGs the plot scripts write next to the JSON
+PICTURES = ("stride", "banks", "sync", "gemm", "roofline", "hierarchy")  # PNGs the plot scripts write next to the JSON
 FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SMs", "sm_count"),
          ("SM clock, rated (MHz)", "sm_clock_mhz"), ("SM clock, observed (MHz)", "sm_clock_observed_mhz"),
          ("Memory clock (MHz)", "mem_clock_mhz"), ("L2 (bytes)", "l2_bytes"), ("Driver", "driver_version"),
@@ -63,7 +64,8 @@ def coalescing(suite):
 
 def ceiling(suite):
     return section("Ceilings", suite.ok("ceiling"), [
-        ("target", field("target")), ("GB/s", counter("bytes_per_second", 1e-9)),
+        ("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
+        ("B/clk/SM", counter("bytes_per_clock_per_sm")), ("working set", counter("working_set_bytes")),
         ("GFLOP/s", counter("flops_per_second", 1e-9))])
 
 
@@ -103,7 +105,7 @@ def gemm_bounds(suite):
 
 def other(suite):
     """Families no section knows: name, time and every counter, so new benchmarks still show up."""
-    known = {"coalescing", "ceiling", "smem_banks", "syncthreads", "syncwarp", "named_barrier", "gemm"}
+    known = {"coalescing", "ceiling", "hierarchy", "smem_banks", "syncthreads", "syncwarp", "named_barrier", "gemm"}
     counters = lambda r: ", ".join(f"{k}={num(v)}" for k, v in r.median.items() if k != suite_json.TIME)
     return section("Other benchmarks", [r for r in suite.ok() if r.fields["family"] not in known],
                    [("benchmark", lambda r: r.name), ("counters", counters)])
@@ -113,7 +115,19 @@ def ratio(a, b):
     return a / b if a is not None and not (isinstance(a, float) and math.isnan(a)) and b else None
 
 
-SECTIONS = (coalescing, ceiling, smem_banks, barriers, gemm, gemm_bounds, other)
+def hierarchy_edges(suite):
+    """The plateaus and cliffs plots/edges.py finds in hierarchy/read/ws:*, beside the sizes the device reports."""
+    ws, bw = hierarchy.curve(suite)
+    if len(ws) < 3:
+        return []
+    sizes = ", ".join(f"{label} {hierarchy.human(v)}" for label, v in hierarchy.device_sizes(suite)) or "none in the context"
+    lines = hierarchy.edge_lines(ws, bw) or ["no cliff between two plateaus"]
+    return ["## Bandwidth by working set", "", f"Edges of `hierarchy/read/ws:*` (device reports: {sizes}); "
+            "an edge is where the curve crosses the geometric mean of two neighbouring plateaus:", ""] + \
+        [f"- {line}" for line in lines] + [""]
+
+
+SECTIONS = (coalescing, ceiling, hierarchy_edges, smem_banks, barriers, gemm, gemm_bounds, other)
 
 
 def headlines(suite):
