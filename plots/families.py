@@ -28,7 +28,8 @@ class Family:
 FAMILIES = (
     Family("coalescing", ("op", "level"), plots=("stride",), sections=("coalescing",), quick="read/",
            ncu="", ncu_section="coalescing"),
-    Family("ceiling", ("target",), sections=("ceiling",), quick=""),
+    Family("ceiling", ("op", "level"), sections=("ceiling",), quick=""),
+    Family("hierarchy", ("op",), plots=("hierarchy",), sections=("hierarchy_edges",), quick="read/"),
     Family("smem_banks", ("mode", "layout"), plots=("banks",), sections=("smem_banks",),
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),

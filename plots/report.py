@@ -13,6 +13,7 @@ import sys
 
 import bounds
 import families
+import hierarchy
 import suite_json
 import tables
 from tables import num
@@ -59,7 +60,8 @@ def coalescing(suite):
 
 def ceiling(suite):
     return section("Ceilings", suite.ok("ceiling"), [
-        ("target", field("target")), ("GB/s", counter("bytes_per_second", 1e-9)),
+        ("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
+        ("B/clk/SM", counter("bytes_per_clock_per_sm")), ("working set", counter("working_set_bytes")),
         ("GFLOP/s", counter("flops_per_second", 1e-9))])
 
 
@@ -107,6 +109,18 @@ def other(suite):
 
 def ratio(a, b):
     return a / b if a is not None and not (isinstance(a, float) and math.isnan(a)) and b else None
+
+
+def hierarchy_edges(suite):
+    """The plateaus and cliffs plots/edges.py finds in hierarchy/read/ws:*, beside the sizes the device reports."""
+    ws, bw = hierarchy.curve(suite)
+    if len(ws) < 3:
+        return []
+    sizes = ", ".join(f"{label} {hierarchy.human(v)}" for label, v in hierarchy.device_sizes(suite)) or "none in the context"
+    lines = hierarchy.edge_lines(ws, bw) or ["no cliff between two plateaus"]
+    return ["## Bandwidth by working set", "", f"Edges of `hierarchy/read/ws:*` (device reports: {sizes}); "
+            "an edge is where the curve crosses the geometric mean of two neighbouring plateaus:", ""] + \
+        [f"- {line}" for line in lines] + [""]
 
 
 def sections():

@@ -9,7 +9,7 @@ OPS = {"read": "C0", "write": "C3"}
 
 def ceilings(suite, level):
     """Reference lines for a panel: the level's own read ceiling and, for HBM, memcpy D2D."""
-    names = [(f"ceiling/{level}_read", f"{level.upper()} read ceiling")]
+    names = [(f"ceiling/read/{level}", f"{level.upper()} read ceiling")]
     if level == "hbm":
         names.append(("ceiling/memcpy_d2d", "memcpy D2D"))
     return [(label, v) for name, label in names if (v := suite.value(name, "bytes_per_second"))]

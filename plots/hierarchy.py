@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Read bandwidth against working set (hierarchy/read/ws:*), log x, with the plateaus and cliffs that
+plots/edges.py finds marked, beside the L1 and L2 sizes the device reports."""
+import math
+
+from edges import cliffs, plateaus
+from plotting import log_values_axis, nothing_to_plot, note, parse_args, plt, save
+
+PROG = "hierarchy"
+
+
+def human(nbytes):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def curve(suite):
+    """(working sets, bandwidths in B/s) of the error-free hierarchy points, ascending."""
+    pts = sorted((r.fields["ws"], r.get("bytes_per_second")) for r in suite.ok("hierarchy")
+                 if isinstance(r.fields.get("ws"), int) and r.get("bytes_per_second") > 0)
+    return [w for w, _ in pts], [b for _, b in pts]
+
+
+def device_sizes(suite):
+    """[(label, bytes)] of the sizes in the run's context: L1 per SM (with carve-out 0) and L2."""
+    out = []
+    for key, label in (("l1_smem_per_sm_bytes", "L1 + shared per SM"), ("l2_bytes", "L2")):
+        try:
+            v = int(suite.context.get(key, ""))
+        except ValueError:
+            continue
+        if v > 0:
+            out.append((label, v))
+    return out
+
+
+def edge_lines(ws, bw):
+    """One line of text per cliff, for the picture and for the report."""
+    lines = []
+    for c in cliffs(ws, bw):
+        half = f"halves at {human(c.half_bytes)}" if c.half_bytes else "does not halve"
+        lines.append(f"{c.upper.level / 1e12:.2f} -> {c.lower.level / 1e12:.2f} TB/s: edge {human(c.mid_bytes)}, {half}")
+    return lines
+
+
+def main(argv=None):
+    suite, out = parse_args(PROG, __doc__, argv)
+    ws, bw = curve(suite)
+    if len(ws) < 3:
+        return nothing_to_plot(PROG, suite, "hierarchy/read/ws:* (3 or more)")
+    fig, ax = plt.subplots(figsize=(10, 5.2))
+    ax.plot(ws, [b / 1e12 for b in bw], "-o", ms=3.5, color="C0", label="read bandwidth (every SM busy)")
+    for p in plateaus(ws, bw):
+        ax.hlines(p.level / 1e12, p.lo_bytes, p.hi_bytes, colors="C2", lw=5, alpha=0.45)
+        ax.annotate(f"{p.level / 1e12:.2f} TB/s", (math.sqrt(p.lo_bytes * p.hi_bytes), p.level / 1e12),
+                    textcoords="offset points", xytext=(0, 7), ha="center", fontsize="small", color="C2")
+    for c in cliffs(ws, bw):
+        if c.mid_bytes:
+            ax.axvline(c.mid_bytes, color="C3", ls="--", lw=1.2,
+                       label=f"edge {human(c.mid_bytes)} ({c.upper.level / 1e12:.1f} -> {c.lower.level / 1e12:.1f} TB/s)")
+        if c.half_bytes:
+            ax.axvline(c.half_bytes, color="C1", ls=":", lw=1.2, label=f"half of {c.upper.level / 1e12:.1f} TB/s at "
+                                                                      f"{human(c.half_bytes)}")
+    for (label, v), style in zip(device_sizes(suite), ("-.", (0, (5, 2, 1, 2)))):
+        ax.axvline(v, color="grey", ls=style, lw=1, label=f"{label} (device): {human(v)}")
+    if not cliffs(ws, bw):
+        note(PROG, "no cliff between two plateaus found; only the curve is drawn")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: human(v)))
+    log_values_axis(ax)
+    ax.set(xlabel="working set (distinct bytes the launch reads)", ylabel="bandwidth (TB/s)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small", loc="lower left")
+    return save(fig, suite, "Read bandwidth by working set: plateaus and cliffs", out, PROG)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
