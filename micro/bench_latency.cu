@@ -135,8 +135,7 @@ void spread_body(benchmark::State& st, const Point& pt) {
   const DeviceFacts& f = current_device_facts();
   SpreadConfig cfg;
   cfg.op = Op::cg, cfg.loads = pt.loads, cfg.warm_loads = pt.warm_loads;
-  // A slot long enough for 1500 cycles a load at the rated clock (L2 far is ~500): no overlap, checked below.
-  cfg.slot_ns = static_cast<long long>(pt.loads * 1500 * 1000 / std::max(f.sm_clock_mhz, 100)) + 5000;
+  cfg.slot_ns = spread_slot_ns(f, pt.loads);
   DeviceBuffer<ChaseResult> out(f.sm_count);
   run_timed(st, [&] {
     warm_l2(*c->ring);

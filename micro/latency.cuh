@@ -70,6 +70,11 @@ struct SpreadConfig {
   long long slot_ns = 0;
 };
 void chase_every_sm(const Ring& r, const SpreadConfig& c, ChaseResult* out, cudaStream_t s = nullptr);
+// A time slot long enough for `loads` loads of 1500 cycles each at the rated clock (L2 far is ~500) plus
+// 5 us; overlapping_chases() checks that it was.
+inline long long spread_slot_ns(const DeviceFacts& f, uint64_t loads) {
+  return static_cast<long long>(loads * 1500 * 1000 / static_cast<uint64_t>(f.sm_clock_mhz > 100 ? f.sm_clock_mhz : 100)) + 5000;
+}
 // Pairs of timed chains whose %globaltimer spans overlap (0 when the time slots kept them apart).
 int overlapping_chases(std::vector<ChaseResult> results);
 // Dynamic shared memory per block that leaves room for one block per SM only: more than half of what

@@ -127,7 +127,7 @@ TEST(Latency, SpreadRunsOnceOnEverySmWithoutOverlap) {
     const Ring ring(next, 128);
     SpreadConfig c;
     c.loads = 256, c.warm_loads = std::min<uint64_t>(slots, 64);
-    c.slot_ns = static_cast<long long>(c.loads * 1500 * 1000 / f.sm_clock_mhz) + 5000;
+    c.slot_ns = spread_slot_ns(f, c.loads);
     DeviceBuffer<ChaseResult> out(f.sm_count);
     out.fill_bytes(0xFF);
     warm_l2(ring);
@@ -140,6 +140,11 @@ TEST(Latency, SpreadRunsOnceOnEverySmWithoutOverlap) {
       EXPECT_EQ(r.end_slot, walk(next, 0, c.warm_loads + c.loads));
       EXPECT_GT(r.cycles, 0);
     }
+    std::vector<double> cyc;
+    for (const ChaseResult& r : res) cyc.push_back(double(r.cycles) / c.loads);
+    std::sort(cyc.begin(), cyc.end());
+    std::printf("[ latency  ] every SM, %llu-slot ring: %.1f / %.1f / %.1f cycles (min / median / max), %zu SMs\n",
+                static_cast<unsigned long long>(slots), cyc.front(), cyc[cyc.size() / 2], cyc.back(), smids.size());
     EXPECT_EQ(smids.size(), static_cast<size_t>(f.sm_count)) << "blocks shared an SM";
     EXPECT_EQ(overlapping_chases(res), 0);
   }
