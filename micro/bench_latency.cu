@@ -4,7 +4,7 @@
 //   latency/chase/ws:<B>/stride:128               ld.global.ca (through L1), random ring, one load per
 //                                                 128-byte line; 3 points per octave from 1 KiB to
 //                                                 min(4 GiB, memory / 4): L1, L2 and DRAM plateaus.
-//   latency/chase/l2only/ws:<B>/stride:128        ld.global.cg (L2 only), 2 points per octave, same range.
+//   latency/chase/l2only/ws:<B>/stride:128        ld.global.cg (L2 only), 2 points per octave from L1/16.
 //   latency/chase/l2only/ws:<B>/stride:2097152    the TLB series: one load per 2 MiB (and per 64 KiB)
 //   latency/chase/l2only/ws:<B>/stride:65536      region, so the lines stay L2-resident while the pages
 //                                                 touched grow up to memory / 4: TLB reach and miss cost.
@@ -27,9 +27,10 @@
 // (one counter per SM, up to 132 and more: the per-SM picture reads them; no side file exists).
 // Every chase's end slot is checked against the host walk of the same ring: a mismatch is an error.
 //
-// Time (H200 estimate): ~200 benchmarks; with --benchmark_min_time=0.02s and 5 repetitions each costs
-// ~0.1-0.25 s of GPU time (DRAM points: 16384 loads x ~0.7 us = 12 ms a launch), plus the host's ring
-// for the largest sets (33 M slots at 4 GiB, ~1 s). About 35-45 s in all; see the report for the split.
+// Time (H200 estimate, Google Benchmark's iteration growth modelled): 191 benchmarks; with
+// --benchmark_min_time=0.02s and 5 repetitions each costs ~0.15-0.2 s of GPU time whatever its size (DRAM
+// points: 16384 loads x ~350 ns = 6 ms a launch), plus ~4 s of host time building rings (Sattolo over 33 M
+// slots at 4 GiB). About 35-40 s in all.
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
@@ -204,7 +205,10 @@ void plan(Planner& p) {
   auto add = [&](const Point& pt) { p.add_if_resident(pt.name, chase_launch(pt), [pt](benchmark::State& st) { chase_body(st, pt); }); };
 
   for (uint64_t ws : model::log_spaced_sizes(kMinWs, top, 3, kLine)) add(random_point("latency/chase/", ws, kLine, Op::ca, f));
-  for (uint64_t ws : model::log_spaced_sizes(kMinWs, top, 2, kLine)) add(random_point("latency/chase/l2only/", ws, kLine, Op::cg, f));
+  // L2 only: flat from the smallest set to the L2's capacity, so it starts at L1/16 (every point costs
+  // ~0.15 s of a run whatever its size: Google Benchmark's minimum time x 5 repetitions).
+  for (uint64_t ws : model::log_spaced_sizes(std::max<uint64_t>(kMinWs, l1 / 16), top, 2, kLine))
+    add(random_point("latency/chase/l2only/", ws, kLine, Op::cg, f));
   // TLB: from two pages up to memory / 4, the lines L2-resident throughout.
   for (uint64_t ws : model::log_spaced_sizes(2 * (2ull << 20), mem_top, 2, 2ull << 20))
     add(random_point("latency/chase/l2only/", ws, 2ull << 20, Op::cg, f));
@@ -228,8 +232,8 @@ void plan(Planner& p) {
       pt.loads = pt.slots();      // one pass: every slot once
       add(pt);
     }
-  // Per SM: one line, and a ring of 4096 lines (L2-resident, larger than an L1).
-  for (uint64_t ws : {kLine, 4096 * kLine}) {
+  // Per SM: one line, and a ring of 4096 lines (larger than an L1; at most a quarter of the L2).
+  for (uint64_t ws : {kLine, std::min<uint64_t>(4096 * kLine, l2 / 4 / kLine * kLine)}) {
     Point pt;
     pt.name = ws_name("latency/sm_spread/", ws, kLine);
     pt.bytes = ws, pt.op = Op::cg, pt.loads = kSpreadLoads;
