@@ -191,7 +191,7 @@ Point random_point(const std::string& prefix, uint64_t bytes, uint64_t stride, O
   const uint64_t slots = pt.slots();
   pt.warm_l1 = op == Op::ca && bytes <= 2 * f.l1_smem_per_sm_bytes;
   pt.warm_loads = slots <= kWarmDependentMax ? slots : 0;
-  pt.loads = chase_loads(slots, slots * 32 <= 2 * f.l2_bytes);  // >= one 32-byte sector a slot in the L2
+  pt.loads = chase_loads(slots, slots * kLine <= 2 * f.l2_bytes);  // a slot takes one L2 line (tag) at least
   return pt;
 }
 
