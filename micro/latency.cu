@@ -78,7 +78,9 @@ __global__ void warm_l2_kernel(uint64_t base, uint64_t slots, uint64_t stride, u
 
 __global__ void now_kernel(long long* t) { *t = global_ns(); }
 
-constexpr long long kStartMarginNs = 20000;  // from now_kernel's reading to the first slot: covers the launch
+// From now_kernel's reading to the first slot: covers the launch of spread_kernel after it (a few us
+// back to back) with room to spare; a late start would run the first chases together (overlap error).
+constexpr long long kStartMarginNs = 200000;
 
 template <Op kOp>
 __global__ void spread_kernel(uint64_t base, uint64_t stride, uint64_t warm, uint64_t loads, long long slot_ns,
