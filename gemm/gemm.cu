@@ -9,20 +9,39 @@
 #include "gemm/3_smem.cuh"
 #include "gemm/3a_smem_conflicted.cuh"
 #include "gemm/3b_smem_padded.cuh"
+#include "gemm/4_blocktile_1d.cuh"
+#include "gemm/5_blocktile_2d.cuh"
+#include "gemm/6_vectorized.cuh"
+#include "gemm/7_warptile.cuh"
+#include "gemm/8_warptile_tuned.cuh"
 #include "gemm/cublas.cuh"
+#include "gemm/launch_counters.cuh"
 #include "gemm/verify.cuh"
 #include "harness/bench.cuh"
 #include "model/gemm_model.hpp"
 
 namespace mh::gemm {
 
+// Kernels 1-3: 1024 threads, static shared memory only.
+template <class Kernel>
+KernelLaunch tile_launch(Kernel kernel) {
+  return {reinterpret_cast<const void*>(kernel), kTile * kTile, 0, ""};
+}
+
 const std::vector<GemmKernel>& gemm_kernels() {
   static const std::vector<GemmKernel> table = {
-      {"naive", [](const Gemm& g, cublasHandle_t) { launch_naive(g); }},
-      {"coalesced", [](const Gemm& g, cublasHandle_t) { launch_coalesced(g); }},
-      {"smem", [](const Gemm& g, cublasHandle_t) { launch_smem(g); }},
-      {"smem_conflicted", [](const Gemm& g, cublasHandle_t) { launch_smem_conflicted(g); }},
-      {"smem_padded", [](const Gemm& g, cublasHandle_t) { launch_smem_padded(g); }},
+      {"naive", [](const Gemm& g, cublasHandle_t) { launch_naive(g); }, [](const Gemm&) { return tile_launch(naive_kernel); }},
+      {"coalesced", [](const Gemm& g, cublasHandle_t) { launch_coalesced(g); }, [](const Gemm&) { return tile_launch(coalesced_kernel); }},
+      {"smem", [](const Gemm& g, cublasHandle_t) { launch_smem(g); }, [](const Gemm&) { return tile_launch(smem_kernel); }},
+      {"smem_conflicted", [](const Gemm& g, cublasHandle_t) { launch_smem_conflicted(g); }, [](const Gemm&) { return tile_launch(smem_transposed_kernel<kTile>); }},
+      {"smem_padded", [](const Gemm& g, cublasHandle_t) { launch_smem_padded(g); }, [](const Gemm&) { return tile_launch(smem_transposed_kernel<kTile + 1>); }},
+      {"blocktile_1d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_1d(g); }, describe_blocktile_1d},
+      {"blocktile_2d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_2d(g); }, describe_blocktile_2d},
+      {"vectorized", [](const Gemm& g, cublasHandle_t) { launch_vectorized(g); }, describe_vectorized},
+      {"warptile", [](const Gemm& g, cublasHandle_t) { launch_warptile<WarptileDefault>(g); },
+       describe_warptile<WarptileDefault>},
+      {"warptile_tuned", [](const Gemm& g, cublasHandle_t) { launch_warptile<WarptileTuned>(g); },
+       describe_warptile<WarptileTuned>},
       {"cublas", [](const Gemm& g, cublasHandle_t h) { cublas_sgemm(h, g); }},
   };
   return table;
@@ -57,7 +76,7 @@ void add_model_counters(benchmark::State& st, const std::string& kernel, int M, 
       {"model_sts_wavefronts", c.sts_wavefronts}, {"model_block_barriers", c.block_barriers},
       {"model_l2_read_sectors", c.l2_read_sectors}, {"model_dram_bytes", c.dram_bytes},
       {"model_blocks_per_sm", c.blocks_per_sm},
-      {"model_occupancy_pct", 100.0 * c.blocks_per_sm * 1024 / current_device_facts().max_threads_per_sm}};
+      {"model_occupancy_pct", 100.0 * c.blocks_per_sm * c.threads_per_block / current_device_facts().max_threads_per_sm}};
   for (const auto& [name, v] : counts) st.counters[name] = value(v);
 }
 
@@ -84,6 +103,7 @@ void BM_gemm(benchmark::State& st, const GemmKernel* kernel) {
   run_timed(st, [&] { kernel->launch(g, blas); });
   st.counters["flops_per_second"] = rate(2.0 * M * N * K);
   add_model_counters(st, kernel->name, M, N, K);
+  if (kernel->describe) add_launch_counters(st, kernel->describe(g));
 }
 
 struct Shape {

@@ -38,9 +38,18 @@ void launch_tiles(Kernel kernel, dim3 block, const Gemm& g, cudaStream_t s, cons
 }
 
 // The table of every GEMM in the suite (gemm/gemm.cu): benchmark names are "gemm/<name>/...".
+// The kernel a launcher runs for a problem, for cudaFuncGetAttributes and the occupancy API (the
+// benchmark reports registers and resident blocks read off the compiled kernel), with its tile parameters.
+struct KernelLaunch {
+  const void* func = nullptr;
+  int threads = 0;       // per block
+  size_t dyn_smem = 0;   // dynamic shared memory per block, bytes
+  std::string tiles;     // "BM=128 BN=128 ..." (the JSON label), empty for kernels 1-3
+};
 struct GemmKernel {
   const char* name;
   void (*launch)(const Gemm&, cublasHandle_t);  // kernels ignore the handle; cuBLAS uses it
+  KernelLaunch (*describe)(const Gemm&) = nullptr;  // null: no kernel of ours (cuBLAS)
 };
 const std::vector<GemmKernel>& gemm_kernels();
 const GemmKernel& find_kernel(const std::string& name);
