@@ -8,7 +8,9 @@
 //     As[8 tr + m][k]: two addresses per warp (broadcast within each half); nvcc reads a row's 8 floats
 //       as two LDS.128, 16 per tile.
 //     Bs[k][8 tc .. 8 tc + 7]: two LDS.128 per k; in a quarter-warp the 8 lanes are 32 bytes apart, so
-//       lanes tc and tc + 4 share banks: 2-way conflicts (kernel 6 keeps this pattern, kernel 7 fixes it).
+//       lanes tc and tc + 4 share banks: 2-way conflicts, and no two quarter-warps of a pair ask for the
+//       same words: 8 wavefronts per LDS.128 where 4 would do (kernel 6 keeps this, kernel 7 fixes it).
+//   So per k a warp spends 2 (A) + 16 (B) wavefronts on 64 FFMA (model/gemm_model.hpp counts them).
 // Out-of-range tile elements are zero-filled; stores are guarded.
 // 64 accumulators: __launch_bounds__(256, 2) caps registers at 128, two blocks (16 warps) per SM.
 // Included once, by gemm/gemm.cu; the tests reach it through gemm_kernels().

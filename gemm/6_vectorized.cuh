@@ -6,9 +6,13 @@
 //   Shared stores: Bs[k][4 (t % 32) ..] is one STS.128 of 512 consecutive bytes (4 wavefronts, the
 //   minimum); the A float4 goes to As[4 (t % 2) + j][t / 2], four STS: the two lanes with the same
 //   row share a bank -> 2-way conflicts, on 4 stores per tile against 32 shared reads.
-//   Shared reads, per k: As[k][8 tr ..] and Bs[k][8 tc ..] are two LDS.128 each (kernel 5: 8 + 2).
+//   Shared reads, per k: As[k][8 tr ..] and Bs[k][8 tc ..] are two LDS.128 each (kernel 5 as nvcc
+//   compiles it issues as many: its A rows are read along k, 4 k at a time).
 //     A: two addresses per warp (tr = 2w, 2w + 1), one per half-warp: broadcast.
-//     B: in a quarter-warp the 8 lanes are 32 bytes apart, lanes tc and tc + 4 share banks: 2-way.
+//     B: in a quarter-warp the 8 lanes are 32 bytes apart, lanes tc and tc + 4 share banks: 2-way,
+//       8 wavefronts per LDS.128, as in kernel 5. So per k: 2 x 2 + 2 x 8 = 20 wavefronts for 64 FFMA,
+//       the same as kernel 5: this step changes the global side (1 LDG.128 instead of 4 LDG per tile
+//       and operand, STG.128 for C), not the shared one.
 //   The C stores are float4 (STG.128).
 // The 16-byte path needs K % 4 == 0 and N % 4 == 0 (16-byte aligned rows); otherwise the same kernel
 // runs with guarded 4-byte loads and stores (kVec = false), so any M, N, K works.
