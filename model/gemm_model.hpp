@@ -103,7 +103,7 @@ constexpr TiledShape tiled_shape(GemmKernel k) {
     case GemmKernel::blocktile_2d: return {128, 128, 8, 256, 1, 0, 0, 127, 8192};
     case GemmKernel::vectorized: return {128, 128, 8, 256, 1, 0, 0, 111, 8192};
     case GemmKernel::warptile: return {128, 128, 16, 256, 1, 32, 64, 124, 16384, 8, false};
-    case GemmKernel::warptile_tuned: return {128, 128, 16, 256, 2, 32, 64, 128, 32768, 8, false};
+    case GemmKernel::warptile_tuned: return {128, 128, 8, 128, 2, 32, 128, 201, 16384, 8, false};
     default: return {0, 0, 0, 0, 0, 0, 0, 0, 0, 8, false};
   }
 }
