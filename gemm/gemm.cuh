@@ -37,7 +37,6 @@ void launch_tiles(Kernel kernel, dim3 block, const Gemm& g, cudaStream_t s, cons
   CUDA_CHECK_LAUNCH(name);
 }
 
-// The table of every GEMM in the suite (gemm/gemm.cu): benchmark names are "gemm/<name>/...".
 // The kernel a launcher runs for a problem, for cudaFuncGetAttributes and the occupancy API (the
 // benchmark reports registers and resident blocks read off the compiled kernel), with its tile parameters.
 struct KernelLaunch {
@@ -46,6 +45,7 @@ struct KernelLaunch {
   size_t dyn_smem = 0;   // dynamic shared memory per block, bytes
   std::string tiles;     // "BM=128 BN=128 ..." (the JSON label), empty for kernels 1-3
 };
+// The table of every GEMM in the suite (gemm/gemm.cu): benchmark names are "gemm/<name>/...".
 struct GemmKernel {
   const char* name;
   void (*launch)(const Gemm&, cublasHandle_t);  // kernels ignore the handle; cuBLAS uses it

@@ -1,4 +1,4 @@
-// GEMM counting model: what kernels 1-3 and the two bank ablations (gemm/*.cuh) ask of each unit,
+// GEMM counting model: what kernels 1-8 and the two bank ablations (gemm/*.cuh) ask of each unit,
 // counted on the host from their index arithmetic, for row-major A (MxK), B (KxN), C (MxN), beta = 0.
 // The report multiplies each count by a unit cost measured in the same run (plots/bounds.py).
 //
