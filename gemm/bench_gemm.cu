@@ -5,6 +5,7 @@
 // The counting model's numbers (model/gemm_model.hpp) go to --model_out: plots/bounds.py multiplies
 // them by the unit costs of the same run, plots/ncu_table.py sets them beside ncu's counters.
 #include "gemm/cublas.cuh"
+#include "gemm/launch_counters.cuh"
 #include "gemm/verify.cuh"
 #include "harness/bench.cuh"
 
@@ -49,6 +50,8 @@ void run(benchmark::State& st, const GemmKernel* kernel, Shape s) {
   const Gemm g = p.prepare(1.f, 0.f);
   run_timed(st, [&] { kernel->launch(g, blas); });
   st.counters["flops_per_second"] = rate(2.0 * s.m * s.n * s.k);
+  if (kernel->threads > 0)  // registers and occupancy read off the compiled kernel that ran
+    add_launch_counters(st, kernel->describe ? kernel->describe(g) : KernelLaunch{kernel->kernel, kernel->threads, 0, ""});
 }
 
 // The counting model's numbers for a kernel and shape, under the names the counters had before.
@@ -81,7 +84,7 @@ void plan(Planner& p) {
         l.threads = k.threads;
         l.blocks = static_cast<long long>((s.m + k.tile_m - 1) / k.tile_m) * ((s.n + k.tile_n - 1) / k.tile_n);
         l.smem_per_block = k.smem_bytes;
-        l.regs_per_thread = arch_register_cap(k.threads, arch_min_blocks(f.arch(), k.threads));
+        l.regs_per_thread = planned_register_cap(f, k);
         l.blocks_per_sm = planned_blocks_per_sm(f, k);
         l.note = "model: blocks_per_sm=" + std::to_string(l.blocks_per_sm);
       } else {

@@ -8,9 +8,26 @@
 #include "gemm/3_smem.cuh"
 #include "gemm/3a_smem_conflicted.cuh"
 #include "gemm/3b_smem_padded.cuh"
+#include "gemm/4_blocktile_1d.cuh"
+#include "gemm/5_blocktile_2d.cuh"
+#include "gemm/6_vectorized.cuh"
+#include "gemm/7_warptile.cuh"
+#include "gemm/8_warptile_tuned.cuh"
 #include "gemm/cublas.cuh"
 
 namespace mh::gemm {
+namespace {
+
+constexpr size_t tile_bytes(int BM, int BN, int BK) { return sizeof(float) * BK * (BM + BN); }
+
+template <class Cfg>
+GemmKernel warptile_row(const char* name, model::GemmKernel m) {
+  return {name, [](const Gemm& g, cublasHandle_t) { launch_warptile<Cfg>(g); }, m, Cfg::kThreads, Cfg::BM, Cfg::BN,
+          Cfg::kSmemBytes, reinterpret_cast<const void*>(warptile_kernel<Cfg, true>), describe_warptile<Cfg>,
+          Cfg::kMinBlocks};
+}
+
+}  // namespace
 
 const std::vector<GemmKernel>& gemm_kernels() {
   using M = model::GemmKernel;
@@ -27,6 +44,17 @@ const std::vector<GemmKernel>& gemm_kernels() {
       {"smem_padded", [](const Gemm& g, cublasHandle_t) { launch_smem_padded(g); }, M::smem_padded, kTileThreads, kTile,
        kTile, kTileBytes + sizeof(float) * kTile * (kTile + 1),
        reinterpret_cast<const void*>(smem_transposed_kernel<kTile + 1>)},
+      {"blocktile_1d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_1d(g); }, M::blocktile_1d,
+       blocktile_1d::kThreads, blocktile_1d::BM, blocktile_1d::BN, tile_bytes(blocktile_1d::BM, blocktile_1d::BN, blocktile_1d::BK),
+       reinterpret_cast<const void*>(blocktile_1d_kernel), describe_blocktile_1d, 2},
+      {"blocktile_2d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_2d(g); }, M::blocktile_2d,
+       blocktile_2d::kThreads, blocktile_2d::BM, blocktile_2d::BN, tile_bytes(blocktile_2d::BM, blocktile_2d::BN, blocktile_2d::BK),
+       reinterpret_cast<const void*>(blocktile_2d_kernel), describe_blocktile_2d, min_blocks_for(blocktile_2d::kThreads, 128)},
+      {"vectorized", [](const Gemm& g, cublasHandle_t) { launch_vectorized(g); }, M::vectorized, vectorized::kThreads,
+       vectorized::BM, vectorized::BN, tile_bytes(vectorized::BM, vectorized::BN, vectorized::BK),
+       reinterpret_cast<const void*>(vectorized_kernel<true>), describe_vectorized, min_blocks_for(vectorized::kThreads, 128)},
+      warptile_row<WarptileDefault>("warptile", M::warptile),
+      warptile_row<WarptileTuned>("warptile_tuned", M::warptile_tuned),
       {"cublas", [](const Gemm& g, cublasHandle_t h) { cublas_sgemm(h, g); }, std::nullopt},
   };
   return table;
@@ -42,9 +70,13 @@ const GemmKernel& cross_check_for(const GemmKernel& k) {
   return find_kernel(std::string(k.name) == "cublas" ? "smem" : "cublas");
 }
 
+int planned_register_cap(const DeviceFacts& f, const GemmKernel& k) {
+  return arch_register_cap(k.threads, k.min_blocks > 0 ? k.min_blocks : arch_min_blocks(f.arch(), k.threads));
+}
+
 int planned_blocks_per_sm(const DeviceFacts& f, const GemmKernel& k) {
   if (k.threads == 0) return 0;
-  return blocks_per_sm(f, k.threads, k.smem_bytes, arch_register_cap(k.threads, arch_min_blocks(f.arch(), k.threads)));
+  return blocks_per_sm(f, k.threads, k.smem_bytes, planned_register_cap(f, k));
 }
 
 }  // namespace mh::gemm

@@ -45,6 +45,14 @@ void launch_tiles(Kernel kernel, dim3 block, const Gemm& g, cudaStream_t s, cons
   CUDA_CHECK_LAUNCH(name);
 }
 
+// The kernel a launcher runs for a problem, for cudaFuncGetAttributes and the occupancy API (the
+// benchmark reports registers and resident blocks read off the compiled kernel), with its tile parameters.
+struct KernelLaunch {
+  const void* func = nullptr;
+  int threads = 0;       // per block
+  size_t dyn_smem = 0;   // dynamic shared memory per block, bytes
+  std::string tiles;     // "BM=128 BN=128 ..." (the JSON label), empty for kernels 1-3
+};
 // The table of every GEMM in the suite (gemm/gemm.cu): benchmark names are "gemm/<name>/...".
 // A kernel of ours is compiled with __launch_bounds__(threads, MH_MIN_BLOCKS(threads)).
 struct GemmKernel {
@@ -55,6 +63,8 @@ struct GemmKernel {
   int tile_m = 0, tile_n = 0;                   // C elements per block: grid ceil(M / tile_m) x ceil(N / tile_n)
   size_t smem_bytes = 0;                        // static shared memory per block
   const void* kernel = nullptr;                 // the __global__ function, for the occupancy API
+  KernelLaunch (*describe)(const Gemm&) = nullptr;  // kernels 4-8: the variant a shape runs and its tiles
+  int min_blocks = 0;  // __launch_bounds__'s minimum blocks per SM; 0: MH_MIN_BLOCKS(threads), the architecture's
 };
 const std::vector<GemmKernel>& gemm_kernels();
 const GemmKernel& find_kernel(const std::string& name);
@@ -63,5 +73,7 @@ const GemmKernel& cross_check_for(const GemmKernel& k);
 // Resident blocks per SM of a kernel of ours by the device facts (threads, shared memory, the register
 // cap of its __launch_bounds__): what its benchmarks plan and the counting model assumes. 0 for cuBLAS.
 int planned_blocks_per_sm(const DeviceFacts& f, const GemmKernel& k);
+// The register cap ptxas was given by the kernel's __launch_bounds__ (0 for cuBLAS).
+int planned_register_cap(const DeviceFacts& f, const GemmKernel& k);
 
 }  // namespace mh::gemm

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/bench.cuh"
+#include "micro/bench_roofs.cuh"
 #include "micro/ceilings.cuh"
 
 namespace {
@@ -60,6 +61,7 @@ void plan(Planner& p) {
     p.skip("ceiling/memcpy_d2d", "a copy that misses L2 needs 2 x 4x L2 of device memory");
   else
     p.add_if_resident("ceiling/memcpy_d2d", ml, [bytes](benchmark::State& st) { memcpy_d2d(st, bytes); });
+  roofs::plan_roofs(p);
 }
 
 }  // namespace

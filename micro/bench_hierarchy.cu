@@ -15,7 +15,7 @@
 #include "harness/bench.cuh"
 #include "harness/registry.cuh"
 #include "micro/hierarchy.cuh"
-#include "micro/roofs.cuh"
+#include "micro/bench_roofs.cuh"
 
 namespace {
 using namespace mh;

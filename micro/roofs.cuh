@@ -14,7 +14,6 @@
 //     one warp per chunk and one step (Config::stream) it is the classic one-element-per-thread
 //     stream kernel, blocks scheduled in order over the buffer.
 #pragma once
-#include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <string>
@@ -95,11 +94,5 @@ struct Config {
   std::string describe() const;  // "read ld:plain w:16 u:8 t:256"
 };
 
-// Times one walk of `ws_bytes` moving `bytes_per_launch` (per direction) with c, on one process-wide
-// buffer of word_value data (and one scratch buffer for copies), and sets the counters
-// bytes_per_second (a copy counts reads plus writes, as ceiling/memcpy_d2d does),
-// bytes_per_clock_per_sm (at the SM clock observed once per process) and working_set_bytes.
-// Skips when the occupancy API does not allow blocks_per_sm.
-void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch);
 
 }  // namespace mh::roofs

@@ -1,4 +1,4 @@
-// GEMM counting model: what kernels 1-3 and the two bank ablations (gemm/*.cuh) ask of each unit,
+// GEMM counting model: what kernels 1-8 and the two bank ablations (gemm/*.cuh) ask of each unit,
 // counted on the host from their index arithmetic, for row-major A (MxK), B (KxN), C (MxN), beta = 0.
 // The report multiplies each count by a unit cost measured in the same run (plots/bounds.py).
 //
@@ -13,8 +13,10 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/access_model.hpp"
@@ -22,7 +24,10 @@
 
 namespace mh::model {
 
-enum class GemmKernel { naive, coalesced, smem, smem_conflicted, smem_padded };
+enum class GemmKernel {
+  naive, coalesced, smem, smem_conflicted, smem_padded,
+  blocktile_1d, blocktile_2d, vectorized, warptile, warptile_tuned
+};
 
 struct GemmCounts {
   double blocks = 0, warps = 0;
@@ -35,6 +40,7 @@ struct GemmCounts {
   double l2_read_sectors = 0;
   double dram_bytes = 0;
   int blocks_per_sm = 0;  // resident 1024-thread blocks per SM: the caller's, from the device facts
+  int threads_per_block = 1024;
 };
 
 // 32-byte sectors and 128-byte lines of `count` contiguous floats from element `first`.
@@ -57,11 +63,280 @@ inline Footprint strided_floats(uint64_t first, uint64_t ld, int count) {
 // Read off `cuobjdump -sass`; README "GEMM model" shows the lines.
 inline int as_read_width(GemmKernel k) { return k == GemmKernel::smem_padded ? 4 : 16; }
 
+// Kernels 4-8 (gemm/4_blocktile_1d.cuh .. gemm/8_warptile_tuned.cuh): a BM x BN tile of C per block,
+// K walked BK at a time through shared memory. The shape of each, as its header states it; the tuned
+// kernel's is checked against the compiled configuration by a static_assert in tests/gpu/test_gemm.cu.
+struct TiledShape {
+  int BM, BN, BK, threads;
+  int stages;    // shared buffers: 1 -> two barriers per tile, 2 -> one (plus one before the loop)
+  int WM, WN;    // warp tile (kernels 7-8; 0 otherwise)
+  int regs;      // registers per thread, ptxas -v (nvcc 13.0, sm_90): documentation; the run reads the real ones
+  int smem_bytes;
+  int LN = 8;                 // lanes along N in a warp's sub-tile (kernels 7-8)
+  bool checkerboard = false;  // gemm/7_warptile.cuh LaneMap::checkerboard
+};
+
+// Kernels 7-8: lane -> (lm, ln) in a sub-tile, as gemm/7_warptile.cuh maps it.
+inline std::pair<int, int> warptile_lane(const TiledShape& s, int lane) {
+  const int q = lane % 8, p = lane / 8 % 2;
+  if (s.checkerboard) return {lane / 16 * 4 + q / 2, q % 2 * 2 + (q / 2 + p) % 2};
+  return {lane / s.LN, lane % s.LN};
+}
+
+constexpr TiledShape tiled_shape(GemmKernel k) {
+  switch (k) {
+    case GemmKernel::blocktile_1d: return {64, 64, 8, 512, 1, 0, 0, 64, 4096};
+    case GemmKernel::blocktile_2d: return {128, 128, 8, 256, 1, 0, 0, 127, 8192};
+    case GemmKernel::vectorized: return {128, 128, 8, 256, 1, 0, 0, 111, 8192};
+    case GemmKernel::warptile: return {128, 128, 16, 256, 1, 32, 64, 124, 16384, 8, false};
+    case GemmKernel::warptile_tuned: return {128, 128, 8, 128, 2, 32, 128, 201, 16384, 8, false};
+    default: return {0, 0, 0, 0, 0, 0, 0, 0, 0, 8, false};
+  }
+}
+
+// How nvcc compiled the scalar shared reads of kernels 4 and 5: each thread's 8 consecutive floats of
+// an As row (and, in kernel 5, of a Bs row) as two LDS.128 (cuobjdump -sass; the run records the counts).
+constexpr int kBlocktileReadWidth = 16;
+
+// One warp-wide global access: the byte addresses of its active lanes, `width` bytes each.
+struct WarpAccess {
+  uint64_t addr[32];
+  int n = 0;
+};
+// Sectors and lines of one warp access without allocating (the model counts millions of them).
+inline Footprint warp_footprint(const WarpAccess& w, int width) {
+  uint64_t sec[64], lin[64];
+  int ns = 0, nl = 0;
+  for (int i = 0; i < w.n; ++i) {
+    const uint64_t a = w.addr[i], e = a + width - 1;
+    for (uint64_t x = a / kSectorBytes; x <= e / kSectorBytes; ++x) sec[ns++] = x;
+    for (uint64_t x = a / kLineBytes; x <= e / kLineBytes; ++x) lin[nl++] = x;
+  }
+  std::sort(sec, sec + ns);
+  std::sort(lin, lin + nl);
+  return {static_cast<int>(std::unique(sec, sec + ns) - sec), static_cast<int>(std::unique(lin, lin + nl) - lin)};
+}
+
+// `s`: the kernel's shape (tiled_shape), or another candidate of the same kernel (the sweep's, a test's).
+// blocks_per_sm: resident blocks per SM on the device (the caller's, from its facts), carried like count_gemm's.
+inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M, int64_t N, int64_t K,
+                              int blocks_per_sm) {
+  const bool warp_tiled = kernel == GemmKernel::warptile || kernel == GemmKernel::warptile_tuned;
+  // The 16-byte path (gemm/blocktile.cuh vectorizable(); cudaMalloc'd buffers are aligned).
+  const bool vec = kernel >= GemmKernel::vectorized && K % 4 == 0 && N % 4 == 0;
+  const int64_t Mt = (M + s.BM - 1) / s.BM, Nt = (N + s.BN - 1) / s.BN, Kt = (K + s.BK - 1) / s.BK;
+  const int warps = s.threads / 32;
+
+  GemmCounts c;
+  c.blocks = double(Mt * Nt);
+  c.warps = c.blocks * warps;
+  c.threads_per_block = s.threads;
+  c.blocks_per_sm = blocks_per_sm;
+  c.dram_bytes = 4.0 * (M * K + K * N + M * N);
+  // Every thread of every block runs every tile (edge tiles zero-filled): whole tiles of FFMA.
+  c.ffma_thread = c.blocks * Kt * double(s.BM) * s.BN * s.BK;
+  c.ffma_warp = c.ffma_thread / 32;
+  c.block_barriers = c.blocks * (s.stages == 2 ? Kt + 1 : warp_tiled ? 2 * Kt + 1 : 2 * Kt);
+
+  // The tile loads: thread t's i-th load is element (r, k) of the A tile ((k, col) of the B tile),
+  // `w` floats wide (w = 4: one float4; on the scalar path, four 4-byte loads).
+  struct Elem {
+    int r, c;
+  };
+  int a_loads, b_loads, w;
+  std::function<Elem(int, int)> a_elem, b_elem;
+  if (kernel == GemmKernel::blocktile_1d || kernel == GemmKernel::blocktile_2d) {
+    a_loads = b_loads = s.BM * s.BK / s.threads;
+    w = 1;
+    a_elem = [&](int t, int i) { const int e = t + i * s.threads; return Elem{e / s.BK, e % s.BK}; };
+    b_elem = [&](int t, int i) { const int e = t + i * s.threads; return Elem{e / s.BN, e % s.BN}; };
+  } else {
+    a_loads = s.BM * s.BK / 4 / s.threads;
+    b_loads = s.BK * s.BN / 4 / s.threads;
+    w = 4;
+    a_elem = [&](int t, int i) { const int f = t + i * s.threads; return Elem{f / (s.BK / 4), f % (s.BK / 4) * 4}; };
+    b_elem = [&](int t, int i) { const int f = t + i * s.threads; return Elem{f / (s.BN / 4), f % (s.BN / 4) * 4}; };
+  }
+  // One tile of X (rows x cols, row-major) at (r0, c0): requests, sectors and lines over every warp
+  // load, and the distinct sectors the block fetches from L2 (L1 serves repeats within the block).
+  // A tile inside X (no lane guarded off) depends only on where its first element falls in a 128-byte
+  // line: those are counted once per alignment.
+  struct TileCount {
+    double requests = -1, sectors = 0, lines = 0, l2 = 0;
+  };
+  std::vector<uint64_t> tile_sectors;
+  auto count_tile = [&](const std::function<Elem(int, int)>& elem, int loads, int64_t rows, int64_t cols, int64_t r0,
+                        int64_t c0) {
+    TileCount tc{0, 0, 0, 0};
+    tile_sectors.clear();
+    const int parts = vec || w == 1 ? 1 : 4, width = vec ? 4 * w : 4;
+    for (int warp = 0; warp < warps; ++warp)
+      for (int i = 0; i < loads; ++i)
+        for (int part = 0; part < parts; ++part) {
+          WarpAccess a;
+          for (int lane = 0; lane < 32; ++lane) {
+            const Elem e = elem(warp * 32 + lane, i);
+            const int64_t r = r0 + e.r, col = c0 + e.c + part;
+            if (r < rows && col < cols) a.addr[a.n++] = uint64_t(r * cols + col) * 4;
+          }
+          const Footprint f = warp_footprint(a, width);
+          tc.requests += 1;
+          tc.sectors += f.sectors;
+          tc.lines += f.lines;
+          for (int j = 0; j < a.n; ++j)
+            for (uint64_t x = a.addr[j] / kSectorBytes; x <= (a.addr[j] + width - 1) / kSectorBytes; ++x)
+              tile_sectors.push_back(x);
+        }
+    std::sort(tile_sectors.begin(), tile_sectors.end());
+    tc.l2 = double(std::unique(tile_sectors.begin(), tile_sectors.end()) - tile_sectors.begin());
+    return tc;
+  };
+  auto load_tiles = [&](const std::function<Elem(int, int)>& elem, int loads, int64_t rows, int64_t cols, int tr,
+                        int tcols, int64_t r0, int64_t c0, double times, TileCount (&cache)[32]) {
+    const bool inside = r0 + tr <= rows && c0 + tcols <= cols;
+    const int key = int((r0 * cols + c0) % 32);
+    TileCount tc;
+    if (inside && cache[key].requests >= 0) {
+      tc = cache[key];
+    } else {
+      tc = count_tile(elem, loads, rows, cols, r0, c0);
+      if (inside) cache[key] = tc;
+    }
+    c.ld_requests += tc.requests * times;
+    c.ld_sectors += tc.sectors * times;
+    c.ld_lines += tc.lines * times;
+    c.l2_read_sectors += tc.l2 * times;
+  };
+  TileCount a_cache[32], b_cache[32];
+  for (int64_t t = 0; t < Kt; ++t) {
+    for (int64_t by = 0; by < Mt; ++by) load_tiles(a_elem, a_loads, M, K, s.BM, s.BK, by * s.BM, t * s.BK, double(Nt), a_cache);
+    for (int64_t bx = 0; bx < Nt; ++bx) load_tiles(b_elem, b_loads, K, N, s.BK, s.BN, t * s.BK, bx * s.BN, double(Mt), b_cache);
+  }
+
+  // The C stores: thread t's j-th store is C[r0 + r][c0 + col .. + sw) (sw = 4: STG.128, or 4 STG).
+  int stores, sw;
+  std::function<Elem(int, int)> c_elem;
+  if (kernel == GemmKernel::blocktile_1d) {
+    stores = 8, sw = 1;
+    c_elem = [](int t, int j) { return Elem{t / 64 * 8 + j, t % 64}; };
+  } else if (kernel == GemmKernel::blocktile_2d) {
+    stores = 64, sw = 1;
+    c_elem = [](int t, int j) { return Elem{t / 16 * 8 + j / 8, t % 16 * 8 + j % 8}; };
+  } else if (kernel == GemmKernel::vectorized) {
+    stores = 16, sw = 4;
+    c_elem = [](int t, int j) { return Elem{t / 16 * 8 + j / 2, t % 16 * 8 + j % 2 * 4}; };
+  } else {  // (i, r, j) of gemm/7_warptile.cuh's epilogue
+    const int subm = 32 / s.LN * 4, subn = s.LN * 4, miter = s.WM / subm, niter = s.WN / subn;
+    stores = miter * 4 * niter, sw = 4;
+    c_elem = [s, subm, subn, niter](int t, int j) {
+      const int warp = t / 32, wm0 = warp / (s.BN / s.WN) * s.WM, wn0 = warp % (s.BN / s.WN) * s.WN;
+      const auto [lm, ln] = warptile_lane(s, t % 32);
+      const int i = j / (4 * niter), r = j / niter % 4, jn = j % niter;
+      return Elem{wm0 + i * subm + lm * 4 + r, wn0 + jn * subn + ln * 4};
+    };
+  }
+  double st_cache[32];
+  std::fill(st_cache, st_cache + 32, -1.0);
+  for (int64_t by = 0; by < Mt; ++by)
+    for (int64_t bx = 0; bx < Nt; ++bx) {
+      const int64_t r0 = by * s.BM, c0 = bx * s.BN;
+      const bool inside = r0 + s.BM <= M && c0 + s.BN <= N;
+      const int key = int((r0 * N + c0) % 32);
+      c.st_requests += double(warps) * stores * (vec || sw == 1 ? 1 : 4);
+      if (inside && st_cache[key] >= 0) {
+        c.st_sectors += st_cache[key];
+        continue;
+      }
+      double sectors = 0;
+      for (int warp = 0; warp < warps; ++warp)
+        for (int j = 0; j < stores; ++j)
+          for (int part = 0; part < (vec || sw == 1 ? 1 : 4); ++part) {
+            WarpAccess a;
+            for (int lane = 0; lane < 32; ++lane) {
+              const Elem e = c_elem(warp * 32 + lane, j);
+              const int64_t r = r0 + e.r, col = c0 + e.c + part;
+              if (r < M && col < N) a.addr[a.n++] = uint64_t(r * N + col) * 4;
+            }
+            sectors += warp_footprint(a, vec ? 4 * sw : 4).sectors;
+          }
+      if (inside) st_cache[key] = sectors;
+      c.st_sectors += sectors;
+    }
+
+  // Shared memory, per block and tile (the same for every tile): the stores of the loaded tile, then
+  // BK k-steps of reads. Byte addresses from the start of a stage: As first, then Bs.
+  const uint64_t bs0 = uint64_t(s.BM) * s.BK * 4;
+  const bool a_transposed = kernel >= GemmKernel::vectorized;
+  double lds_inst = 0, lds_wf = 0, sts_inst = 0, sts_wf = 0;
+  auto smem = [&](double& inst, double& wf, const std::vector<uint64_t>& addr, int width, SmemOp op) {
+    inst += 1;
+    wf += smem_wavefronts(addr, width, 0xffffffffu, op);
+  };
+  std::vector<uint64_t> addr(32);
+  for (int warp = 0; warp < warps; ++warp) {
+    for (int i = 0; i < a_loads; ++i)
+      for (int j = 0; j < w; ++j) {  // A: one STS per float (transposed: four per float4)
+        for (int lane = 0; lane < 32; ++lane) {
+          const Elem e = a_elem(warp * 32 + lane, i);
+          addr[lane] = 4 * (a_transposed ? uint64_t(e.c + j) * s.BM + e.r : uint64_t(e.r) * s.BK + e.c);
+        }
+        smem(sts_inst, sts_wf, addr, 4, SmemOp::store);
+      }
+    for (int i = 0; i < b_loads; ++i) {  // B: one STS (or STS.128) per load
+      for (int lane = 0; lane < 32; ++lane) {
+        const Elem e = b_elem(warp * 32 + lane, i);
+        addr[lane] = bs0 + 4 * (uint64_t(e.r) * s.BN + e.c);
+      }
+      smem(sts_inst, sts_wf, addr, 4 * w, SmemOp::store);
+    }
+    for (int k = 0; k < s.BK; ++k) {
+      // Per k: the reads of A and of B, each as (width, per-lane float offset of read q).
+      auto reads = [&](int count, int width, const std::function<uint64_t(int, int)>& byte) {
+        for (int q = 0; q < count; ++q) {
+          for (int lane = 0; lane < 32; ++lane) addr[lane] = byte(warp * 32 + lane, q);
+          smem(lds_inst, lds_wf, addr, width, SmemOp::load);
+        }
+      };
+      if (kernel == GemmKernel::blocktile_1d || kernel == GemmKernel::blocktile_2d) {
+        // As rows read kBlocktileReadWidth bytes at a time: one read covers that many k of a row.
+        const int per = kBlocktileReadWidth / 4, tm = 8;
+        const int tn = kernel == GemmKernel::blocktile_1d ? 1 : 8, tr_div = kernel == GemmKernel::blocktile_1d ? 64 : 16;
+        if (k % per == 0)
+          reads(tm, kBlocktileReadWidth, [&](int t, int m) { return 4 * (uint64_t(t / tr_div * tm + m) * s.BK + k); });
+        if (tn == 1)
+          reads(1, 4, [&](int t, int) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 64); });
+        else
+          reads(tn * 4 / kBlocktileReadWidth, kBlocktileReadWidth,
+                [&](int t, int q) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 16 * 8 + q * kBlocktileReadWidth / 4); });
+      } else if (kernel == GemmKernel::vectorized) {
+        reads(2, 16, [&](int t, int q) { return 4 * (uint64_t(k) * s.BM + t / 16 * 8 + 4 * q); });
+        reads(2, 16, [&](int t, int q) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 16 * 8 + 4 * q); });
+      } else {
+        const int wm0 = warp / (s.BN / s.WN) * s.WM, wn0 = warp % (s.BN / s.WN) * s.WN;
+        const int subm = 32 / s.LN * 4, subn = s.LN * 4;
+        reads(s.WM / subm, 16, [&](int t, int i) {
+          return 4 * (uint64_t(k) * s.BM + wm0 + i * subm + warptile_lane(s, t % 32).first * 4);
+        });
+        reads(s.WN / subn, 16, [&](int t, int j) {
+          return bs0 + 4 * (uint64_t(k) * s.BN + wn0 + j * subn + warptile_lane(s, t % 32).second * 4);
+        });
+      }
+    }
+  }
+  const double block_tiles = c.blocks * Kt;
+  c.lds_inst = lds_inst * block_tiles;
+  c.lds_wavefronts = lds_wf * block_tiles;
+  c.sts_inst = sts_inst * block_tiles;
+  c.sts_wavefronts = sts_wf * block_tiles;
+  return c;
+}
+
 // blocks_per_sm: resident blocks per SM on the device (gemm/bench_gemm.cu: from its facts), carried
 // for the barrier bound (plots/bounds.py) and the occupancy; nothing else here depends on it.
 inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K, int blocks_per_sm) {
   if (M < 1 || N < 1 || K < 1) throw std::invalid_argument("GEMM model needs M, N, K >= 1");
   if (blocks_per_sm < 1) throw std::invalid_argument("GEMM model needs blocks_per_sm >= 1");
+  if (kernel >= GemmKernel::blocktile_1d) return count_tiled(kernel, tiled_shape(kernel), M, N, K, blocks_per_sm);
   constexpr int T = 32;  // tile edge and warp size
   const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T, Kt = (K + T - 1) / T;
   auto rows_in = [&](int64_t bx) { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); };
@@ -75,6 +350,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
     c.st_requests += times;
     c.st_sectors += f.sectors * times;
   };
+
 
   GemmCounts c;
   c.blocks = static_cast<double>(Mt * Nt);

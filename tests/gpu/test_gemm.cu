@@ -7,12 +7,25 @@
 #include "gemm/gemm.cuh"
 #include "gemm/verify.cuh"
 #include "harness/device_info.cuh"
+#include "gemm/8_warptile_tuned.cuh"
 #include "gpu_test.hpp"
+#include "model/gemm_model.hpp"
 
 using namespace mh;
 using namespace mh::gemm;
 
 namespace {
+
+// The counting model's shape of kernels 7 and 8 is the compiled one (model/gemm_model.hpp tiled_shape).
+template <class Cfg>
+constexpr bool model_matches(model::GemmKernel k) {
+  const model::TiledShape s = model::tiled_shape(k);
+  return s.BM == Cfg::BM && s.BN == Cfg::BN && s.BK == Cfg::BK && s.threads == Cfg::kThreads && s.stages == Cfg::kStages &&
+         s.WM == Cfg::WM && s.WN == Cfg::WN && s.LN == Cfg::LN && s.smem_bytes == int(Cfg::kSmemBytes) &&
+         s.checkerboard == (Cfg::kMap == LaneMap::checkerboard);
+}
+static_assert(model_matches<WarptileDefault>(model::GemmKernel::warptile), "model/gemm_model.hpp: warptile shape");
+static_assert(model_matches<WarptileTuned>(model::GemmKernel::warptile_tuned), "model/gemm_model.hpp: tuned shape");
 
 struct Shape {
   int M, N, K;

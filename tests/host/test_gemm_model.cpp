@@ -334,3 +334,87 @@ TEST(GemmModel, BlocksPerSmFollowTheDevice) {
   EXPECT_EQ(mh::arch_register_cap(1024, 2), 32);
   EXPECT_EQ(mh::arch_register_cap(1024, 1), 64);
 }
+
+// Kernels 4-8 (block-tiled, model/gemm_model.hpp count_tiled).
+
+TEST(GemmModelTiled, BlocktileOneDReadsAsBroadcastsAndBsRows) {
+  // 64^3: one block of 512 threads (16 warps), 8 tiles of BK = 8. Per warp and tile: 16 LDS.128 of As
+  // rows (one address per warp: a broadcast, 2 wavefronts) and 8 conflict-free LDS of Bs.
+  const GemmCounts c = count_gemm(GemmKernel::blocktile_1d, 64, 64, 64, 2);
+  EXPECT_EQ(c.ffma_thread, 64.0 * 64 * 64);
+  EXPECT_EQ(c.lds_inst, 8.0 * 16 * (16 + 8));
+  EXPECT_EQ(c.lds_wavefronts, 8.0 * 16 * (16 * 2 + 8));
+  EXPECT_EQ(c.sts_wavefronts, c.sts_inst);  // 32 consecutive words per warp
+  EXPECT_EQ(c.block_barriers, 2.0 * 8);
+  EXPECT_EQ(c.threads_per_block, 512);
+}
+
+TEST(GemmModelTiled, WarptileSharedReadsPerK) {
+  // 128^3, kernel 7: one block, 8 warps, 8 tiles of BK = 16; per warp and k 2 A reads (4 wavefronts:
+  // one float4 per quarter-warp) and 2 B reads (2: the second quarter-warp of each pair rides along).
+  const GemmCounts c = count_gemm(GemmKernel::warptile, 128, 128, 128, 2);
+  EXPECT_EQ(c.lds_inst, 8.0 * 8 * 16 * 4);
+  EXPECT_EQ(c.lds_wavefronts, 8.0 * 8 * 16 * (2 * 4 + 2 * 2));
+  EXPECT_EQ(c.block_barriers, 2.0 * 8 + 1);
+  // The A tile goes in transposed: 4 STS per float4, the 4 lanes of one row in one bank (4-way);
+  // B as STS.128 of 512 consecutive bytes (4 wavefronts).
+  EXPECT_EQ(c.sts_inst, 8.0 * 8 * (2 * 4 + 2));
+  EXPECT_EQ(c.sts_wavefronts, 8.0 * 8 * (2 * 4 * 4 + 2 * 4));
+}
+
+TEST(GemmModelTiled, CheckerboardLanesPairTheAReadsToo) {
+  // 8 x 4 lanes, 2 x 2 sub-tiles of 32 x 16. Row-major lanes: an A read holds two rows per quarter-warp,
+  // quarter-warps 0 and 1 differ (4 wavefronts), B pairs up (2). Checkerboard: both pair up (2 and 2).
+  TiledShape row = tiled_shape(GemmKernel::warptile_tuned);
+  row.BM = row.BN = 128, row.BK = 16, row.threads = 256, row.WM = 64, row.WN = 32, row.LN = 4, row.checkerboard = false;
+  TiledShape cb = row;
+  cb.checkerboard = true;
+  const GemmCounts r = count_tiled(GemmKernel::warptile_tuned, row, 256, 256, 256, 2);
+  const GemmCounts c = count_tiled(GemmKernel::warptile_tuned, cb, 256, 256, 256, 2);
+  EXPECT_EQ(r.lds_inst, c.lds_inst);
+  EXPECT_EQ(c.lds_wavefronts, 2 * c.lds_inst);
+  EXPECT_EQ(r.lds_wavefronts, 3 * c.lds_inst);  // (2 x 4 + 2 x 2) / 4 reads
+  EXPECT_EQ(r.ffma_thread, c.ffma_thread);
+  EXPECT_EQ(r.st_sectors, c.st_sectors);  // the same elements of C, stored by other lanes
+}
+
+TEST(GemmModelTiled, FfmaPerSharedWavefrontClimbsTheLadder) {
+  auto ratio = [](GemmKernel k) {
+    const GemmCounts c = count_gemm(k, 1024, 1024, 1024, 2);
+    return c.ffma_warp / (c.lds_wavefronts + c.sts_wavefronts);
+  };
+  EXPECT_LT(ratio(GemmKernel::smem), ratio(GemmKernel::blocktile_1d));
+  EXPECT_LT(ratio(GemmKernel::blocktile_1d), ratio(GemmKernel::blocktile_2d));
+  EXPECT_LT(ratio(GemmKernel::vectorized), ratio(GemmKernel::warptile));
+}
+
+TEST(GemmModelTiled, L2TrafficIsEachBlocksPanels) {
+  // Aligned shapes: every block reads its BM x K panel of A and K x BN panel of B once.
+  for (GemmKernel k : {GemmKernel::blocktile_1d, GemmKernel::blocktile_2d, GemmKernel::vectorized,
+                       GemmKernel::warptile, GemmKernel::warptile_tuned}) {
+    const TiledShape s = tiled_shape(k);
+    const double n = 1024, blocks = (n / s.BM) * (n / s.BN);
+    const GemmCounts c = count_gemm(k, 1024, 1024, 1024, 2);
+    EXPECT_EQ(c.l2_read_sectors, blocks * n * (s.BM + s.BN) * 4 / 32) << s.BM << "x" << s.BN;
+    EXPECT_EQ(c.ld_sectors, c.l2_read_sectors);  // whole sectors, none read twice within a block
+  }
+}
+
+TEST(GemmModelTiled, ScalarPathWhenRowsAreNotSixteenByteAligned) {
+  // N = 1022: rows of B and C are not 16-byte aligned, so kernel 6 loads each float4 as four LDG.
+  const GemmCounts v = count_gemm(GemmKernel::vectorized, 256, 1024, 256, 2);
+  const GemmCounts s = count_gemm(GemmKernel::vectorized, 256, 1022, 256, 2);
+  EXPECT_EQ(s.ld_requests, 4 * v.ld_requests);
+  EXPECT_EQ(s.st_requests, 4 * v.st_requests);
+  EXPECT_EQ(s.ffma_thread, v.ffma_thread);  // the same tiles
+}
+
+TEST(GemmModelTiled, EdgeTilesLoadOnlyWhatIsInside) {
+  // 130 x 130 x 20 in 128 x 128 x 8 tiles: 4 blocks, 3 k-tiles; the zero-filled parts cost no sectors.
+  const GemmCounts c = count_gemm(GemmKernel::blocktile_2d, 130, 130, 20, 2);
+  EXPECT_EQ(c.blocks, 4);
+  EXPECT_EQ(c.ffma_thread, 4.0 * 3 * 128 * 128 * 8);
+  EXPECT_LT(c.l2_read_sectors, 4.0 * 3 * (128 + 128) * 8 * 4 / 32);
+  EXPECT_GE(c.l2_read_sectors, (130.0 * 20 * 2 + 20 * 130 * 2) * 4 / 32);  // every element, each block pair
+}
+

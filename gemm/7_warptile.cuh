@@ -1,0 +1,192 @@
+// Kernel 7, warp tiling: kernel 6's transposed, 16-byte tiles, with the thread -> C map organised by
+// warp. The block's BM x BN tile splits into (BM / WM) x (BN / WN) warp tiles; a warp covers its WM x WN
+// tile in MITER x NITER sub-tiles of (LM * 4) x (LN * 4), lane = (lm, ln) (LaneMap below; row-major:
+// (lane / LN, lane % LN)) owning a 4x4 patch of each sub-tile: rows wm0 + i (LM 4) + 4 lm + r, columns
+// wn0 + j (LN 4) + 4 ln + c.
+// Default (kernel 7): BM = BN = 128, BK = 16, WM = 32, WN = 64, LN = 8 -> MITER = NITER = 2, 8 warps,
+// 256 threads, 8x8 accumulators per thread.
+//   Global loads, float4 f = t + threads i: A[f / (BK/4)][4 (f % (BK/4)) ..] (a warp: 32 / (BK/4) rows,
+//   BK * 4 bytes each, whole sectors) and B[f / (BN/4)][4 (f % (BN/4)) ..] (512 consecutive bytes):
+//   coalesced LDG.128.
+//   Shared stores: B as STS.128 of 512 consecutive bytes (4 wavefronts, the minimum); A transposed,
+//   As[4 (f % (BK/4)) + j][f / (BK/4)], four STS per float4, BK/4 lanes per bank: (BK/4)-way conflicts,
+//   BM * BK / threads stores per thread and tile, against 2 (MITER + NITER) BK reads.
+//   Shared reads, per k: MITER LDS.128 of As[k][...] and NITER of Bs[k][...]. In a quarter-warp (8 lanes)
+//   of a B read the lanes hold 8 consecutive float4 (LN = 8): 128 bytes, all 32 banks, one wavefront;
+//   the next quarter-warp asks for the same words and rides along (model/bank_model.hpp): 2 wavefronts
+//   per B read. An A read is one float4 per quarter-warp (a broadcast), 4 distinct over the warp:
+//   4 wavefronts. So per k a warp spends 4 MITER + 2 NITER wavefronts on 16 MITER NITER FFMA
+//   (12 for 64 at the default; kernel 6: 2 x 2 + 2 x 8 = 20 for 64), the shared pipe at 3/4 of FFMA issue.
+//   The C stores: LN lanes x 16 bytes of each row, 128 bytes: whole lines.
+// kStages = 1: load tile, barrier, compute, barrier (kernel 7). kStages = 2 (the tuned kernel 8): two
+// shared buffers; the next tile's float4s are loaded into registers before the math on the current one
+// and stored to the other buffer after it, one barrier per tile, global latency hidden behind the FFMAs.
+// The 16-byte path needs K % 4 == 0 and N % 4 == 0; otherwise the same kernel runs guarded 4-byte loads
+// and stores (kVec = false), so any M, N, K works (zero-filled tile edges, guarded stores).
+// __launch_bounds__: up to 64 accumulators per thread -> a 128-register budget (two 256-thread blocks
+// per SM), more -> 255. Shared memory is dynamic; above 48 KiB it takes the checked opt-in.
+#pragma once
+#include "gemm/blocktile.cuh"
+
+namespace mh::gemm {
+
+// Lane -> (lm, ln) within a sub-tile. Row-major: (lane / LN, lane % LN). Checkerboard (LN = 4, LM = 8):
+// lane = 16 h + 8 p + q -> lm = 4 h + q / 2, ln = 2 (q % 2) + (q / 2 + p) % 2, so that the two
+// quarter-warps of each half (p = 0, 1) hold the same four rows and the same four columns between them
+// (the pairs with lm + ln even, then odd): both ask for the same words, and the second rides on the
+// first's wavefront for A and for B alike (model/bank_model.hpp), 2 wavefronts per LDS.128 of either.
+enum class LaneMap { row_major, checkerboard };
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int LN_, int kStages_, LaneMap kMap_ = LaneMap::row_major>
+struct WarptileConfig {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, LN = LN_, kStages = kStages_;
+  static constexpr LaneMap kMap = kMap_;
+  static_assert(kMap == LaneMap::row_major || LN == 4, "the checkerboard map is for 8 x 4 lanes");
+  static constexpr int TM = 4, TN = 4;  // one float4 of A and one of B per lane and sub-tile
+  static constexpr int LM = 32 / LN, SUBM = LM * TM, SUBN = LN * TN;
+  static constexpr int MITER = WM / SUBM, NITER = WN / SUBN;
+  static constexpr int kThreads = 32 * (BM / WM) * (BN / WN);
+  static constexpr int kALoads = BM * BK / 4 / kThreads, kBLoads = BK * BN / 4 / kThreads;  // float4s per thread
+  static constexpr int kAcc = MITER * TM * NITER * TN;
+  static constexpr int kRegBudget = kAcc <= 64 ? 128 : 255;
+  static constexpr int kMinBlocks = min_blocks_for(kThreads, kRegBudget);
+  static constexpr int kStageFloats = BK * (BM + BN);
+  static constexpr size_t kSmemBytes = size_t(kStages) * kStageFloats * sizeof(float);
+  static_assert(32 % LN == 0 && WM % SUBM == 0 && WN % SUBN == 0 && BM % WM == 0 && BN % WN == 0, "tile shapes");
+  static_assert(BK % 4 == 0 && kALoads * 4 * kThreads == BM * BK && kBLoads * 4 * kThreads == BK * BN,
+                "whole float4s of each tile per thread");
+  static_assert(kStages == 1 || kStages == 2, "one or two shared buffers");
+  static std::string describe() {
+    return "BM=" + std::to_string(BM) + " BN=" + std::to_string(BN) + " BK=" + std::to_string(BK) + " WM=" +
+           std::to_string(WM) + " WN=" + std::to_string(WN) + " LN=" + std::to_string(LN) + " TM=4 TN=4 stages=" +
+           std::to_string(kStages) + " threads=" + std::to_string(kThreads) +
+           (kMap == LaneMap::checkerboard ? " lanes=checkerboard" : " lanes=row_major");
+  }
+};
+
+using WarptileDefault = WarptileConfig<128, 128, 16, 32, 64, 8, 1>;
+
+template <class Cfg, bool kVec>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                float beta, float* __restrict__ C) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+  constexpr int MITER = Cfg::MITER, NITER = Cfg::NITER, kThreads = Cfg::kThreads;
+  extern __shared__ float4 smem4[];  // stage s: As = [BK][BM] (A transposed), then Bs = [BK][BN]
+  float* const smem = reinterpret_cast<float*>(smem4);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm0 = warp / (BN / Cfg::WN) * Cfg::WM, wn0 = warp % (BN / Cfg::WN) * Cfg::WN;
+  const int q = lane % 8, p = lane / 8 % 2;
+  const int lm = Cfg::kMap == LaneMap::checkerboard ? lane / 16 * 4 + q / 2 : lane / Cfg::LN;
+  const int ln = Cfg::kMap == LaneMap::checkerboard ? q % 2 * 2 + (q / 2 + p) % 2 : lane % Cfg::LN;
+  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+
+  float4 ra[Cfg::kALoads], rb[Cfg::kBLoads];  // one tile's float4s on their way to shared memory
+  auto fetch = [&](int t) {
+#pragma unroll
+    for (int i = 0; i < Cfg::kALoads; ++i) {
+      const int f = threadIdx.x + i * kThreads;
+      ra[i] = load4<kVec>(A, M, K, row0 + f / (BK / 4), t + f % (BK / 4) * 4);
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::kBLoads; ++i) {
+      const int f = threadIdx.x + i * kThreads;
+      rb[i] = load4<kVec>(B, K, N, t + f / (BN / 4), col0 + f % (BN / 4) * 4);
+    }
+  };
+  auto stash = [&](int s) {
+    float* As = smem + s * Cfg::kStageFloats;
+    float* Bs = As + BK * BM;
+#pragma unroll
+    for (int i = 0; i < Cfg::kALoads; ++i) {
+      const int f = threadIdx.x + i * kThreads, r = f / (BK / 4), k = f % (BK / 4) * 4;
+      As[(k + 0) * BM + r] = ra[i].x;
+      As[(k + 1) * BM + r] = ra[i].y;
+      As[(k + 2) * BM + r] = ra[i].z;
+      As[(k + 3) * BM + r] = ra[i].w;
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::kBLoads; ++i) {
+      const int f = threadIdx.x + i * kThreads;
+      *reinterpret_cast<float4*>(Bs + f / (BN / 4) * BN + f % (BN / 4) * 4) = rb[i];
+    }
+  };
+
+  float acc[MITER * TM][NITER * TN] = {};
+  auto compute = [&](int s) {
+    const float* As = smem + s * Cfg::kStageFloats + wm0 + lm * TM;
+    const float* Bs = smem + s * Cfg::kStageFloats + BK * BM + wn0 + ln * TN;
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      float a[MITER * TM], b[NITER * TN];
+#pragma unroll
+      for (int i = 0; i < MITER; ++i)
+        *reinterpret_cast<float4*>(&a[i * TM]) = *reinterpret_cast<const float4*>(As + k * BM + i * Cfg::SUBM);
+#pragma unroll
+      for (int j = 0; j < NITER; ++j)
+        *reinterpret_cast<float4*>(&b[j * TN]) = *reinterpret_cast<const float4*>(Bs + k * BN + j * Cfg::SUBN);
+#pragma unroll
+      for (int m = 0; m < MITER * TM; ++m)
+#pragma unroll
+        for (int n = 0; n < NITER * TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+    }
+  };
+
+  const int tiles = (K + BK - 1) / BK;
+  if (tiles > 0) {
+    fetch(0);
+    stash(0);
+  }
+  __syncthreads();
+  for (int t = 0; t < tiles; ++t) {
+    if (Cfg::kStages == 2) {
+      const int s = t & 1;
+      if (t + 1 < tiles) fetch((t + 1) * BK);  // in flight during the math
+      compute(s);
+      if (t + 1 < tiles) stash(s ^ 1);  // buffer s ^ 1 was last read before the previous barrier
+      __syncthreads();
+    } else {
+      compute(0);
+      __syncthreads();  // everyone is done reading before the next tile overwrites it
+      if (t + 1 < tiles) {
+        fetch((t + 1) * BK);
+        stash(0);
+      }
+      __syncthreads();
+    }
+  }
+
+#pragma unroll
+  for (int i = 0; i < MITER; ++i)
+#pragma unroll
+    for (int r = 0; r < TM; ++r)
+#pragma unroll
+      for (int j = 0; j < NITER; ++j) {
+        const float* v = &acc[i * TM + r][j * TN];
+        store4<kVec>(C, M, N, row0 + wm0 + i * Cfg::SUBM + lm * TM + r, col0 + wn0 + j * Cfg::SUBN + ln * TN,
+                     make_float4(v[0], v[1], v[2], v[3]), alpha, beta);
+      }
+}
+
+template <class Cfg>
+void launch_warptile(const Gemm& g, cudaStream_t s = nullptr) {
+  if (vectorizable(g)) {
+    allow_dynamic_smem(warptile_kernel<Cfg, true>, Cfg::kSmemBytes, "warptile_kernel");
+    launch_blocktiles(warptile_kernel<Cfg, true>, Cfg::BM, Cfg::BN, Cfg::kThreads, Cfg::kSmemBytes, g, s,
+                      "warptile_kernel<vec>");
+  } else {
+    allow_dynamic_smem(warptile_kernel<Cfg, false>, Cfg::kSmemBytes, "warptile_kernel");
+    launch_blocktiles(warptile_kernel<Cfg, false>, Cfg::BM, Cfg::BN, Cfg::kThreads, Cfg::kSmemBytes, g, s,
+                      "warptile_kernel<scalar>");
+  }
+}
+
+template <class Cfg>
+KernelLaunch describe_warptile(const Gemm& g) {
+  const bool v = vectorizable(g);
+  return {v ? reinterpret_cast<const void*>(warptile_kernel<Cfg, true>)
+            : reinterpret_cast<const void*>(warptile_kernel<Cfg, false>),
+          Cfg::kThreads, Cfg::kSmemBytes, Cfg::describe() + (v ? " vec=16B" : " vec=4B")};
+}
+
+}  // namespace mh::gemm

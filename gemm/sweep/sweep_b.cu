@@ -1,0 +1,15 @@
+// Kernel 8's tile sweep, part b (gemm/sweep/sweep.cuh).
+// WarptileConfig<BM, BN, BK, WM, WN, LN, stages[, lane map]> (gemm/7_warptile.cuh).
+#include "gemm/sweep/sweep.cuh"
+
+namespace {
+using namespace mh::gemm;
+void plan(mh::Planner& p) {
+  sweep::add_all<WarptileConfig<128, 256, 8, 32, 128, 8, 2>,
+                 WarptileConfig<128, 256, 16, 32, 128, 8, 2>,
+                 WarptileConfig<256, 128, 8, 64, 64, 8, 2>,
+                 WarptileConfig<128, 256, 16, 64, 64, 8, 2>>(p);
+}
+}  // namespace
+
+MH_FAMILY("gemm_sweep", plan);
