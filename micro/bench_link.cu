@@ -29,17 +29,6 @@ constexpr int kSizeExponents[] = {10, 13, 16, 19, 22, 25, 28, 30};  // 1 KiB .. 
 constexpr size_t kPageableMaxBytes = size_t{32} << 20;
 constexpr int kChaseSteps = 1024;  // ~1-2 ms a launch through PCIe, well above the launch overhead
 
-enum class Path { h2d, d2h, bidir, peer_uni, peer_bidir };
-const char* path_name(Path p) {
-  switch (p) {
-    case Path::h2d: return "h2d";
-    case Path::d2h: return "d2h";
-    case Path::bidir: return "bidir";
-    case Path::peer_uni: return "peer/uni";
-    default: return "peer/bidir";
-  }
-}
-bool is_peer(Path p) { return p == Path::peer_uni || p == Path::peer_bidir; }
 
 // Largest transfer: 1 GiB, or a sixteenth of device memory on a small GPU (two buffers of it are kept).
 size_t max_transfer_bytes(const DeviceFacts& f) {
@@ -58,24 +47,7 @@ void transfer_body(benchmark::State& st, Path path, Memory host, Method method, 
     peer = peer_device(dev, &why);
     if (peer < 0) return skip_benchmark(st, why);
   }
-  auto hbuf = [&](int which) {
-    return host == Memory::pinned ? pinned_buffer(which, pool) : pageable_buffer(which, kPageableMaxBytes);
-  };
-  auto dbuf = [&](int device, int which) { return device_buffer(device, which, pool); };
-  std::vector<Leg> legs;
-  switch (path) {
-    case Path::h2d: legs = {{hbuf(0), dbuf(dev, 0), bytes, dev, host, Memory::device, "host->device"}}; break;
-    case Path::d2h: legs = {{dbuf(dev, 0), hbuf(0), bytes, dev, Memory::device, host, "device->host"}}; break;
-    case Path::bidir:
-      legs = {{hbuf(0), dbuf(dev, 0), bytes, dev, host, Memory::device, "host->device"},
-              {dbuf(dev, 1), hbuf(1), bytes, dev, Memory::device, host, "device->host"}};
-      break;
-    case Path::peer_uni: legs = {{dbuf(dev, 0), dbuf(peer, 0), bytes, dev, Memory::device, Memory::device, "local->peer"}}; break;
-    case Path::peer_bidir:
-      legs = {{dbuf(dev, 0), dbuf(peer, 0), bytes, dev, Memory::device, Memory::device, "local->peer"},
-              {dbuf(peer, 1), dbuf(dev, 1), bytes, peer, Memory::device, Memory::device, "peer->local"}};
-      break;
-  }
+  const std::vector<Leg> legs = make_legs(path, host, dev, peer, bytes, pool, kPageableMaxBytes);
   static uint32_t calls = 0;
   const uint32_t seed = 2 * ++calls;  // new data every call: nothing left from an earlier one can pass
   fill_sources(legs, seed);

@@ -172,6 +172,36 @@ void Transfer::operator()() {
   for (const Op& o : ops_) CUDA_CHECK(cudaStreamWaitEvent(nullptr, o.done, 0));
 }
 
+const char* path_name(Path p) {
+  switch (p) {
+    case Path::h2d: return "h2d";
+    case Path::d2h: return "d2h";
+    case Path::bidir: return "bidir";
+    case Path::peer_uni: return "peer/uni";
+    default: return "peer/bidir";
+  }
+}
+
+std::vector<Leg> make_legs(Path path, Memory host, int dev, int peer, size_t bytes, size_t pool, size_t pageable_pool) {
+  if (is_peer(path) && (peer < 0 || peer == dev)) throw std::invalid_argument("a peer path needs another device");
+  if (!is_peer(path) && host == Memory::device) throw std::invalid_argument("a host path needs pinned or pageable memory");
+  if (bytes > (host == Memory::pageable ? pageable_pool : pool)) throw std::invalid_argument("transfer larger than its buffers");
+  auto hbuf = [&](int which) { return host == Memory::pinned ? pinned_buffer(which, pool) : pageable_buffer(which, pageable_pool); };
+  auto dbuf = [&](int device, int which) { return device_buffer(device, which, pool); };
+  const Memory d = Memory::device;
+  switch (path) {
+    case Path::h2d: return {{hbuf(0), dbuf(dev, 0), bytes, dev, host, d, "host->device"}};
+    case Path::d2h: return {{dbuf(dev, 0), hbuf(0), bytes, dev, d, host, "device->host"}};
+    case Path::bidir:
+      return {{hbuf(0), dbuf(dev, 0), bytes, dev, host, d, "host->device"},
+              {dbuf(dev, 1), hbuf(1), bytes, dev, d, host, "device->host"}};
+    case Path::peer_uni: return {{dbuf(dev, 0), dbuf(peer, 0), bytes, dev, d, d, "local->peer"}};
+    default:
+      return {{dbuf(dev, 0), dbuf(peer, 0), bytes, dev, d, d, "local->peer"},
+              {dbuf(peer, 1), dbuf(dev, 1), bytes, peer, d, d, "peer->local"}};
+  }
+}
+
 void fill(void* p, size_t words, uint32_t seed, Memory where, int device) {
   if (where == Memory::pageable) {
     auto* w = static_cast<uint32_t*>(p);

@@ -52,6 +52,13 @@ struct Leg {
   std::string name;  // "h2d", "peer->local": for messages
 };
 
+// The benchmarks' paths. peer/uni: this GPU's memory -> the peer's, moved by this GPU; peer/bidir adds
+// the peer moving its memory -> this GPU's at the same time with its own engine or SMs (each side
+// pushes: NVLink writes are posted, reads wait a round trip).
+enum class Path { h2d, d2h, bidir, peer_uni, peer_bidir };
+const char* path_name(Path p);  // "h2d", ..., "peer/uni", "peer/bidir"
+inline bool is_peer(Path p) { return p == Path::peer_uni || p == Path::peer_bidir; }
+
 // Copy-kernel blocks for `bytes` when `legs` legs share one kernel: enough for every thread to have
 // kUnroll loads in flight, at most one full wave (max threads per SM / kThreads per SM) split between legs.
 long long copy_blocks(const DeviceFacts& f, size_t bytes, int legs = 1);
@@ -83,6 +90,10 @@ class Transfer {
   int home_ = 0;  // the current device at construction: its legacy stream is the one timed
   cudaEvent_t fork_ = nullptr;
 };
+
+// The legs of `path` over the kept buffers (below): host buffers of `host` memory (pinned: `pool` bytes,
+// pageable: `pageable_pool`), device buffers of `pool` bytes on `device` and on `peer` (peer paths).
+std::vector<Leg> make_legs(Path path, Memory host, int device, int peer, size_t bytes, size_t pool, size_t pageable_pool);
 
 // Writes pattern(i, seed) into `words` words (a kernel on `device` for device/pinned memory, the CPU
 // for pageable), and waits for it.
