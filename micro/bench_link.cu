@@ -13,7 +13,7 @@
 //
 // Peers. Plans cannot ask CUDA, so the peer benchmarks are always planned; the body picks the peer
 // (MH_PEER_DEVICE, else the first GPU with access both ways) or skips with the reason. A peer
-// benchmark records the peer it used in the counter peer_device, which plots/peer_matrix.py reads.
+// benchmark records both ends in the counters device and peer_device, which plots/peer_matrix.py reads.
 #include <cstring>
 #include <map>
 
@@ -59,7 +59,10 @@ void transfer_body(benchmark::State& st, Path path, Memory host, Method method, 
     return;
   }
   st.counters["bytes_per_second"] = rate(static_cast<double>(transfer.bytes_moved()));
-  if (peer >= 0) st.counters["peer_device"] = value(peer);
+  if (peer >= 0) {
+    st.counters["device"] = value(f.device);
+    st.counters["peer_device"] = value(peer);
+  }
 }
 
 // The chain: 2 x L2 of 128-byte lines (every load misses this GPU's L2 even where it caches remote
@@ -119,7 +122,10 @@ void chase_body(benchmark::State& st, bool host) {
   st.counters["cycles_per_load"] = value(static_cast<double>(s.cycles) / kChaseSteps);
   st.counters["ns_per_load"] = value(static_cast<double>(s.ns) / kChaseSteps);
   st.counters["working_set_bytes"] = value(static_cast<double>(c.next.size()) * kChaseStrideBytes);
-  if (peer >= 0) st.counters["peer_device"] = value(peer);
+  if (peer >= 0) {
+    st.counters["device"] = value(f.device);
+    st.counters["peer_device"] = value(peer);
+  }
 }
 
 // What a transfer asks of this device: its two pooled buffers, and the copy kernel's grid for sm.

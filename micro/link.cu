@@ -67,11 +67,12 @@ __global__ void check_kernel(const uint32_t* p, size_t words, uint32_t seed, uns
 // a store issues only once its value (the last load's) has arrived: the span covers exactly the loads.
 __global__ void chase_kernel(const uint32_t* chain, uint32_t stride_words, int steps, uint32_t* state,
                              ClockSpan* span) {
+  const size_t gstate = __cvta_generic_to_global(state);
   uint32_t pos = *state;
-  asm volatile("st.global.u32 [%0], %1;" ::"l"(state), "r"(pos) : "memory");  // waits for *state
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(gstate), "r"(pos) : "memory");  // waits for *state
   const long long c0 = clock64(), t0 = global_ns();
   for (int s = 0; s < steps; ++s) pos = chain[static_cast<size_t>(pos) * stride_words];
-  asm volatile("st.global.u32 [%0], %1;" ::"l"(state), "r"(pos) : "memory");  // waits for the last load
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(gstate), "r"(pos) : "memory");  // waits for the last load
   const long long c1 = clock64(), t1 = global_ns();
   *span = {c1 - c0, t1 - t0};
 }
@@ -348,13 +349,14 @@ int peer_device(int device, std::string* why) {
   }
   static std::set<std::pair<int, int>> enabled;
   for (auto [from, to] : {std::pair{device, peer}, std::pair{peer, device}}) {
-    if (!enabled.insert({from, to}).second) continue;
+    if (enabled.count({from, to})) continue;
     DeviceGuard g(from);
     const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
     if (err == cudaErrorPeerAccessAlreadyEnabled)
-      cudaGetLastError();  // enabled earlier in this process: fine
+      cudaGetLastError();  // enabled elsewhere in this process: fine
     else
       CUDA_CHECK(err);
+    enabled.insert({from, to});
   }
   return peer;
 }
