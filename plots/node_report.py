@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Node report: the benchmarks.json files of one node run (one per GPU) side by side, as Markdown. Every
+benchmark two or more GPUs measured is compared on its headline counter (bandwidth, FLOP/s: higher is
+better; cycles, latency: lower is better), and so are the link facts of the context (PCIe generation and
+width, NVLink count, their peaks). A GPU whose value is more than --margin percent worse than the median of
+its siblings (the other GPUs) is flagged: a slow GPU, a slow host link, a slow or degraded peer link.
+
+Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice)."""
+import argparse
+import math
+import os
+import statistics
+import sys
+
+import suite_json
+
+PROG = "node_report"
+# Headline counter per benchmark, first match wins: (counter, higher is better).
+HEADLINE = (("bytes_per_second", True), ("useful_bytes_per_second", True), ("flops_per_second", True),
+            ("cycles_per_load", False), ("cycles_per_barrier", False), ("cycles_per_access", False),
+            ("cycles_per_request", False))
+# Context entries that describe the links: (key, label); higher is better for each.
+CONTEXT = (("pcie_gen", "PCIe generation"), ("pcie_width", "PCIe width"),
+           ("pcie_peak_bytes_per_second", "PCIe peak (B/s)"), ("nvlink_count", "NVLinks"),
+           ("nvlink_peak_bytes_per_second", "NVLink peak (B/s)"))
+
+
+def fail(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def headline(rec):
+    """(counter, value, higher_is_better, cv over repetitions) of a record, or None when it has no usable one."""
+    for counter, higher in HEADLINE:
+        v = rec.get(counter)
+        if not math.isnan(v) and v > 0:
+            return counter, v, higher, rec.cv.get(counter, math.nan)
+    t = rec.get(suite_json.TIME)
+    return (suite_json.TIME, t, False, rec.cv.get(suite_json.TIME, math.nan)) if not math.isnan(t) and t > 0 else None
+
+
+def gpu_label(suite, index):
+    """The device index the run used when the file tells it (context 'device', or a peer record's counter),
+    else the file's position."""
+    dev = suite.context.get("device")
+    if dev is None:
+        devs = {r.get("device") for r in suite.ok("link") if not math.isnan(r.get("device"))}
+        dev = int(devs.pop()) if len(devs) == 1 else None
+    return f"GPU {dev}" if dev is not None else f"file {index}"
+
+
+def rows_of(suite):
+    """name -> (counter, value, higher_is_better): every benchmark's headline, and the link context facts."""
+    out = {}
+    for r in suite.ok():
+        h = headline(r)
+        if h:
+            out[r.name] = h
+    for key, label in CONTEXT:
+        try:
+            v = float(suite.context.get(key, "nan"))
+        except ValueError:
+            continue
+        if not math.isnan(v):
+            out[f"context: {label}"] = (key, v, True, 0.0)
+    return out
+
+
+def compare(tables):
+    """tables: per GPU {name: (counter, value, higher)}. Returns [(name, counter, [value or None per GPU],
+    [score or None per GPU], [cv per GPU])], score = value relative to the median of the siblings (1 = the same,
+    < 1 worse)."""
+    names = sorted({n for t in tables for n in t})
+    out = []
+    for name in names:
+        entries = [t.get(name) for t in tables]
+        present = [e for e in entries if e]
+        if len(present) < 2:
+            continue
+        counter, higher = present[0][0], present[0][2]
+        values = [e[1] if e and e[0] == counter else None for e in entries]
+        scores = []
+        for i, v in enumerate(values):
+            sib = [w for j, w in enumerate(values) if j != i and w is not None]
+            if v is None or not sib:
+                scores.append(None)
+                continue
+            med = statistics.median(sib)
+            scores.append((v / med if higher else med / v) if med > 0 and v > 0 else None)
+        out.append((name, counter, values, scores, [e[3] if e else math.nan for e in entries]))
+    return out
+
+
+def is_flagged(score, cv, threshold):
+    """Worse than the margin allows, and by more than 3 x the GPU's own run-to-run spread (a 1 KiB copy whose
+    repetitions scatter by 20 % says nothing about the link)."""
+    return score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
+
+
+def fmt(v, counter):
+    if v is None:
+        return "–"
+    if counter.endswith("bytes_per_second"):
+        return f"{v / 1e9:,.1f} GB/s"
+    if counter == "flops_per_second":
+        return f"{v / 1e12:,.2f} TFLOP/s"
+    if counter == suite_json.TIME:
+        return f"{v * 1e6:,.2f} us"
+    if v == int(v):
+        return f"{v:,.0f}"
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
+def report(files, suites, labels, rows, margin, show_all):
+    threshold = 1 - margin / 100
+    flagged = [(name, counter, values, scores, i) for name, counter, values, scores, cvs in rows
+               for i, (s, cv) in enumerate(zip(scores, cvs)) if is_flagged(s, cv, threshold)]
+    lines = [f"# Node report: {len(suites)} GPU(s)", ""]
+    names = sorted({s.gpu_name for s in suites})
+    if len(names) > 1:
+        lines += [f"Warning: the files come from different GPU models ({', '.join(names)}); differences between "
+                  "them are not faults.", ""]
+    lines += [f"A GPU is flagged where its headline counter is more than {margin:g} % worse than the median of "
+              "its siblings (the other GPUs), and by more than 3 x its own coefficient of variation.", ""]
+    lines += ["| GPU | model | UUID | file | compared | flagged | worst (relative to siblings) |", "|---|---|---|---|---|---|---|"]
+    for i, (f, s, label) in enumerate(zip(files, suites, labels)):
+        mine = [(r[3][i], r[0]) for r in rows if r[3][i] is not None]
+        worst = min(mine) if mine else None
+        n_flag = sum(1 for x in flagged if x[4] == i)
+        lines.append(f"| {label} | {s.gpu_name} | {s.context.get('gpu_uuid', '–')} | {f} | {len(mine)} | {n_flag} | "
+                     + (f"{worst[0]:.3f} ({worst[1]})" if worst else "–") + " |")
+    lines.append("")
+    if len(suites) < 2:
+        lines += ["One GPU: nothing to compare it with.", ""]
+    if flagged:
+        lines += ["## Flagged", "", "| benchmark | counter | GPU | value | siblings' median | relative |", "|---|---|---|---|---|---|"]
+        for name, counter, values, scores, i in sorted(flagged, key=lambda x: x[3][x[4]]):
+            med = statistics.median([v for j, v in enumerate(values) if j != i and v is not None])
+            lines.append(f"| {name} | {counter} | {labels[i]} | {fmt(values[i], counter)} | {fmt(med, counter)} | "
+                         f"{scores[i]:.3f} |")
+        lines.append("")
+    elif len(suites) >= 2:
+        lines += [f"Nothing flagged: every GPU is within {margin:g} % of its siblings on all {len(rows)} compared entries.", ""]
+    # The links side by side: the largest size of each link path, and the link facts.
+    largest = {}
+    for r in rows:
+        base, _, size = r[0].rpartition("/bytes:")
+        if r[0].startswith("link/") and size.isdigit() and int(size) >= largest.get(base, (0, None))[0]:
+            largest[base] = (int(size), r)
+    shown = [r for r in rows if show_all] or [r for _, r in sorted(largest.values(), key=lambda x: x[1][0])] + \
+        [r for r in rows if r[0].startswith(("context:", "latency/link/"))]
+    if shown:
+        lines += ["## " + ("Every compared entry" if show_all else "Links side by side (largest transfer of each path)"), "",
+                  "| entry | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for name, counter, values, scores, cvs in shown:
+            cells = [fmt(v, counter) + (" **(flagged)**" if is_flagged(s, cv, threshold) else "")
+                     for v, s, cv in zip(values, scores, cvs)]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines), flagged
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("json", nargs="+", help="benchmarks.json of each GPU of the node")
+    p.add_argument("--margin", type=float, default=10.0, help="percent worse than the siblings' median that "
+                   "flags a GPU or link (default 10)")
+    p.add_argument("--all", action="store_true", help="list every compared benchmark, not only the links")
+    p.add_argument("-o", "--output", help="also write the Markdown here")
+    args = p.parse_args(argv)
+    if not 0 < args.margin < 100:
+        fail(f"--margin must be a percentage between 0 and 100, got {args.margin:g}")
+    real = [os.path.realpath(f) for f in args.json]
+    if len(set(real)) != len(real):
+        fail("the same file is given twice")
+    suites = [suite_json.load_or_exit(f, PROG) for f in args.json]
+    uuids = {}
+    for f, s in zip(args.json, suites):
+        u = s.context.get("gpu_uuid")
+        if u and u in uuids:
+            fail(f"{uuids[u]} and {f} are the same GPU ({u}); give one file per GPU")
+        uuids[u] = f
+    labels = [gpu_label(s, i) for i, s in enumerate(suites)]
+    if len(set(labels)) != len(labels):  # two files claim one device index (different hosts?): use positions
+        labels = [f"file {i}" for i in range(len(suites))]
+    tables = [rows_of(s) for s in suites]
+    text, flagged = report(args.json, suites, labels, compare(tables), args.margin, args.all)
+    print(text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    return 1 if flagged else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

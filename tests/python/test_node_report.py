@@ -1,0 +1,132 @@
+"""plots/node_report.py: GPUs side by side, a slow GPU or link flagged against its siblings' median, exit 0/1/2."""
+import json
+
+import pytest
+
+import link_synth
+from conftest import run
+
+SHAPES = ("1.7.1", "1.8.3")
+
+
+def node(tmp_path, n=2, shape="1.8.3", scales=None, extras=None, **kw):
+    """n per-GPU files (GPU i peers with GPU (i+1) % n); scales[i]: {name prefix: factor on that GPU's rates}."""
+    paths = []
+    for i in range(n):
+        p = tmp_path / f"gpu{i}" / "benchmarks.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        link_synth.write(p, device=i, peer=(i + 1) % n if n > 1 else None, shape=shape, seed=i,
+                         scale=(scales or {}).get(i), context_extra=(extras or {}).get(i), **kw)
+        paths.append(p)
+    return paths
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_healthy_node_flags_nothing(tmp_path, shape):
+    paths = node(tmp_path, n=4, shape=shape)
+    r = run("node_report", *paths)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Nothing flagged" in r.stdout
+    assert "| GPU 0 |" in r.stdout and "| GPU 3 |" in r.stdout  # labelled by the peer records' device counter
+    assert "link/peer/uni/sm/bytes:1073741824" in r.stdout      # the links, side by side
+    assert "context: NVLinks" in r.stdout
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_slow_host_link_is_flagged_on_that_gpu_only(tmp_path, shape):
+    paths = node(tmp_path, n=4, shape=shape, scales={2: {"link/h2d/pinned": 0.8}})
+    r = run("node_report", *paths)
+    assert r.returncode == 1, r.stdout + r.stderr
+    flagged = r.stdout.split("## Flagged")[1].split("##")[0]
+    rows = [line for line in flagged.splitlines() if line.startswith("| link/")]
+    assert rows and all("| GPU 2 |" in line for line in rows)
+    assert {line.split(" | ")[0][2:] for line in rows} >= {"link/h2d/pinned/ce/bytes:1073741824",
+                                                            "link/h2d/pinned/sm/bytes:1073741824"}
+    assert not any("d2h" in line for line in rows)
+    assert "0.800" in flagged
+
+
+
+
+def test_margin_threshold(tmp_path):
+    # GPU 1's peer links 7 % slower: inside the default 10 %, outside 5 %.
+    paths = node(tmp_path, n=3, scales={1: {"link/peer": 0.93}})
+    assert run("node_report", *paths).returncode == 0
+    r = run("node_report", "--margin", "5", *paths)
+    assert r.returncode == 1
+    assert "link/peer/uni/ce/bytes:1073741824" in r.stdout.split("## Flagged")[1]
+
+
+def test_lower_is_better_counters(tmp_path):
+    # A slower chase on GPU 0 means more cycles per load: flagged, not praised.
+    paths = node(tmp_path, n=2)
+    doc = json.loads(paths[0].read_text())
+    for e in doc["benchmarks"]:
+        if e["name"].startswith("latency/link/host"):
+            e["cycles_per_load"] *= 1.5
+    paths[0].write_text(json.dumps(doc))
+    r = run("node_report", *paths)
+    assert r.returncode == 1
+    flagged = r.stdout.split("## Flagged")[1].split("##")[0]
+    assert "latency/link/host | cycles_per_load | GPU 0" in flagged and "GPU 1" not in flagged
+
+
+def test_degraded_pcie_width_in_context_is_flagged(tmp_path):
+    paths = node(tmp_path, n=4, extras={3: {"pcie_width": "8", "pcie_peak_bytes_per_second": "31507692307"}})
+    r = run("node_report", *paths)
+    assert r.returncode == 1
+    flagged = r.stdout.split("## Flagged")[1]
+    assert "context: PCIe width | pcie_width | GPU 3" in flagged
+
+
+def test_single_gpu_is_not_an_error(tmp_path):
+    r = run("node_report", *node(tmp_path, n=1))
+    assert r.returncode == 0, r.stderr
+    assert "nothing to compare" in r.stdout
+
+
+def test_output_file_and_all(tmp_path):
+    paths = node(tmp_path, n=2)
+    out = tmp_path / "node.md"
+    r = run("node_report", "--all", "-o", out, *paths)
+    assert r.returncode == 0
+    text = out.read_text()
+    assert text.strip() == r.stdout.strip()
+    assert "Every compared entry" in text and "ceiling/fma" in text
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ("same file", "the same file is given twice"),
+    ("same gpu", "are the same GPU"),
+    ("not json", "not JSON"),
+    ("absent", "no such file"),
+    ("margin", "--margin must be"),
+])
+def test_unusable_input_exits_2_with_one_line(tmp_path, bad, reason):
+    paths = node(tmp_path, n=2)
+    args = list(paths)
+    if bad == "same file":
+        args = [paths[0], paths[1], paths[0]]
+    elif bad == "same gpu":
+        doc = json.loads(paths[1].read_text())
+        doc["context"]["gpu_uuid"] = json.loads(paths[0].read_text())["context"]["gpu_uuid"]
+        paths[1].write_text(json.dumps(doc))
+    elif bad == "not json":
+        paths[1].write_text("{ nope")
+    elif bad == "absent":
+        args = [paths[0], tmp_path / "absent.json"]
+    elif bad == "margin":
+        args = ["--margin", "150", *paths]
+    r = run("node_report", *args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("node_report: error: ") and reason in lines[0], r.stderr
+
+
+def test_a_gap_inside_the_noise_is_not_flagged(tmp_path):
+    # The same 15 % slower peer links: flagged from quiet repetitions, not from ones scattering by ~15 %.
+    quiet = node(tmp_path / "quiet", n=2, scales={1: {"link/peer": 0.85}})
+    assert run("node_report", *quiet).returncode == 1
+    noisy = node(tmp_path / "noisy", n=2, scales={1: {"link/peer": 0.85}}, noise=0.15)
+    r = run("node_report", *noisy)
+    assert "link/peer/uni/ce/bytes:1073741824 | bytes_per_second" not in r.stdout
