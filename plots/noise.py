@@ -293,3 +293,21 @@ def detection_table(runs, mode, sizes=SIZES, buckets=BUCKETS, trials=100, plante
             cells.append(f"{rate:.1%}" if total else "-")
         lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def false_alarm_table(runs, modes=("pairs", "leave-one-out"), **kw):
+    """Markdown table: between runs of the same code, how many launches >= min_time were called slower or
+    faster, over every configuration of each mode, and which."""
+    lines = ["| baselines | comparisons | slower | faster | ambiguous | called slower |", "|---|---|---|---|---|---|"]
+    for mode in modes:
+        rows = [r for b, c in configurations(runs, mode) for r in compare_suites(b, c, **kw) if not r.short]
+        count = lambda v: sum(r.verdict == v for r in rows)
+        worst = {}
+        for r in rows:
+            if r.verdict == SLOWER:
+                worst[r.name] = max(worst.get(r.name, 0.0), r.change)
+        slower = [f"{n} (up to {c:+.1%})" for n, c in sorted(worst.items())]
+        label = "one (every ordered pair)" if mode == "pairs" else "the other runs (leave one out)"
+        lines.append(f"| {label} | {len(rows)} | {count(SLOWER)} | {count(FASTER)} | {count(AMBIGUOUS)} | "
+                     + ", ".join(slower) + " |")
+    return "\n".join(lines)

@@ -222,3 +222,10 @@ def test_detection_table_shape(recorded):
     assert table[0].startswith("| launch time | benchmarks | +5% | +20%")
     assert len(table) == 2 + len(noise.BUCKETS) + 1
     assert float(table[-1].split("|")[-2].strip().rstrip("%")) > 95  # +20 %, all >= 100 µs
+
+
+def test_false_alarm_table_lists_the_flagged(recorded):
+    table = noise.false_alarm_table(recorded, modes=("leave-one-out",)).splitlines()
+    cells = [c.strip() for c in table[-1].split("|")[1:-1]]
+    assert cells[0].startswith("the other runs") and int(cells[1]) == 816  # 3 x 272 launches >= 100 µs
+    assert int(cells[2]) == cells[5].count("(up to +")
