@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 TIME = "real_time"     # suite_json.TIME, repeated so this module needs nothing from the plots directory
 THROTTLED = "throttled"
+CLOCK = "sm_clock_mhz"  # per-sample SM clock counter, where the harness records it
 # The smallest threshold, relative. Repetitions inside one process do not see placement and clock changes
 # between processes; on the committed H200 runs (results/h200/20261130T18*) 95 % of launches >= 100 µs moved by
 # less than 2.7 % between machine instances (1.1 % on one instance), so 3 %.
@@ -153,6 +154,7 @@ class Row:
     short: bool        # launch under min_time: never slower or faster
     dropped: int       # throttled samples dropped, all runs together
     reason: str
+    clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME):
@@ -182,8 +184,18 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"launch under {min_time * 1e6:g} µs", short=True)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict,
-                        t_base < min_time, dropped, v.reason))
+                        t_base < min_time, dropped, v.reason, _clock_change(bases, rec)))
     return rows
+
+
+def _clock_change(bases, rec):
+    """Relative change of the median SM clock, contender against the baselines' median of medians."""
+    runs = [xs for xs in (unthrottled(b.samples, CLOCK) for b in bases) if xs]
+    cont = unthrottled(rec.samples, CLOCK)
+    if not runs or not cont:
+        return math.nan
+    base = statistics.median(statistics.median(xs) for xs in runs)
+    return statistics.median(cont) / base - 1 if base else math.nan
 
 
 def _flag(ctx, key):

@@ -122,7 +122,16 @@ def test_compare_suites_rows_and_throttle():
     assert rows["b"].verdict == SAME and rows["b"].dropped == 2
     assert rows["c"].verdict == AMBIGUOUS and rows["c"].dropped == 3
     assert rows["short"].verdict == AMBIGUOUS and rows["short"].short
-    assert not rows["a"].short
+    assert not rows["a"].short and math.isnan(rows["a"].clock_change)
+
+
+def test_clock_change_from_unthrottled_samples():
+    t = "real_time"
+    base = suite({"a": {t: reps(1e-3), "sm_clock_mhz": [1980.0] * 5}})
+    cont = suite({"a": {t: reps(1e-3), "sm_clock_mhz": [1800.0, 1800.0, 1800.0, 1000.0, 1000.0],
+                        "throttled": [0, 0, 0, 1, 1]}})
+    row = noise.compare_suites([base], cont)[0]
+    assert row.clock_change == pytest.approx(1800 / 1980 - 1) and row.dropped == 2
 
 
 def test_compare_suites_skips_errored_and_missing():
