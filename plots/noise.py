@@ -133,9 +133,9 @@ def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA,
     short = base < min_time
     if abs(change) <= nz.threshold:
         return Verdict(SAME, base, cont, change, nz, short=short)
-    own = within_noise(contender)
     if short:
         return Verdict(AMBIGUOUS, base, cont, change, nz, f"launch under {min_time * 1e6:g} µs", short=True)
+    own = within_noise(contender)
     if not math.isnan(own) and k * own > nz.threshold:
         return Verdict(AMBIGUOUS, base, cont, change, nz,
                        f"contender noise {own:.1%} (x{k:g} = {k * own:.1%}) above the threshold")
@@ -146,7 +146,7 @@ def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA,
 @dataclass
 class Row:
     name: str
-    baseline: float    # median of baseline medians, seconds per launch
+    baseline: float    # median of baseline medians of the metric (seconds per launch for time)
     contender: float
     change: float      # relative
     threshold: float   # relative
@@ -206,7 +206,7 @@ def _flag(ctx, key):
         return v != 0
     if isinstance(v, str) and v.strip().lower() in ("true", "1", "yes", "dirty"):
         return True
-    if isinstance(v, str) and v.strip().lower() in ("false", "0", "no", "clean", ""):
+    if isinstance(v, str) and v.strip().lower() in ("false", "0", "no", "clean"):
         return False
     return None  # absent or unreadable
 
