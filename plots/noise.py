@@ -1,0 +1,325 @@
+"""Noise-aware verdicts for regression tracking: a threshold per benchmark from its measured noise, and a
+verdict "same" / "faster" / "slower" / "ambiguous" in the manner of nvbench's robust compare.
+
+Pure functions over per-repetition samples (seconds per launch, suite_json Record.samples["real_time"]);
+compare.py does the command line. No argparse here.
+
+The noise of one benchmark, as a relative standard deviation, is the larger of
+- within-run: 1.4826 * MAD / median of each baseline run's repetitions (a robust sigma), the median over the
+  baseline runs;
+- between-run: the range of the baseline runs' medians divided by d2(n), the standard range-to-sigma factor
+  for n values (1.128 for 2 runs, 1.693 for 3). Only with two or more baselines.
+The threshold is max(FLOOR, K_SIGMA * noise). Why between-run matters: on the committed H200 runs the 5
+repetitions inside one process agree to 0.01-0.5 % while the same benchmark moved by up to 10 % between
+processes and machine instances (coalescing/read/hbm/stride:64); repetitions alone cannot see that, so a
+single baseline only knows the within-run part and the floor (tests/python/test_noise.py measures what that
+costs).
+
+Verdict, with change = contender median / baseline median - 1 (baseline median = median of the baselines'
+medians):
+- |change| <= threshold: "same";
+- beyond it: "slower" or "faster", unless the contender cannot be trusted to tell: fewer than MIN_SAMPLES
+  unthrottled repetitions on either side, or the contender's own within-run noise * K_SIGMA above the
+  threshold (it is noisier than the baseline says the benchmark is): "ambiguous";
+- launches shorter than min_time (baseline median) are never "slower" or "faster": beyond the threshold they
+  are "ambiguous" with short=True (launch- and placement-bound; they moved by up to 50 % between runs).
+Throttled samples (counter "throttled" >= 0.5: NVML reported power or thermal slowdown during the sample)
+are dropped before anything is computed, so a slowdown is never called from them.
+"""
+import math
+import statistics
+from dataclasses import dataclass
+
+TIME = "real_time"     # suite_json.TIME, repeated so this module needs nothing from the plots directory
+THROTTLED = "throttled"
+CLOCK = "sm_clock_mhz"  # per-sample SM clock counter, where the harness records it
+# The smallest threshold, relative. Repetitions inside one process do not see placement and clock changes
+# between processes; on the committed H200 runs (results/h200/20261130T18*) 95 % of launches >= 100 µs moved by
+# less than 2.7 % between machine instances (1.1 % on one instance), so 3 %.
+FLOOR = 0.03
+K_SIGMA = 3.0          # threshold = K_SIGMA sigma; a change of 3 sigma from noise alone is rare (< 0.3 % normal)
+MIN_SAMPLES = 3        # unthrottled repetitions needed on a side to decide anything
+MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower or faster
+# d2(n): expected range of n standard normal values; range / d2(n) estimates sigma.
+_D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
+
+SAME, FASTER, SLOWER, AMBIGUOUS = "same", "faster", "slower", "ambiguous"
+
+
+def unthrottled(samples, metric=TIME):
+    """The metric's samples of one Record.samples dict, without those taken while throttled.
+
+    When the throttled counter is absent (older files) or not aligned with the metric, all samples stay."""
+    xs = list(samples.get(metric, ()))
+    flags = samples.get(THROTTLED)
+    if not flags or len(flags) != len(xs):
+        return xs
+    return [x for x, t in zip(xs, flags) if t < 0.5]
+
+
+def within_noise(xs):
+    """Robust relative sigma of one run's repetitions: 1.4826 * MAD / median; nan for fewer than 2 or a zero
+    median."""
+    if len(xs) < 2:
+        return math.nan
+    m = statistics.median(xs)
+    if m == 0:
+        return math.nan
+    return 1.4826 * statistics.median(abs(x - m) for x in xs) / abs(m)
+
+
+def between_noise(medians):
+    """Relative sigma of the runs' medians from their range (range / d2(n) / median); 0 for one run."""
+    n = len(medians)
+    if n < 2:
+        return 0.0
+    m = statistics.median(medians)
+    if m == 0:
+        return math.nan
+    spread = (max(medians) - min(medians)) / abs(m)
+    if n in _D2:
+        return spread / _D2[n]
+    return statistics.stdev(medians) / abs(m)  # many runs: the sample sigma is the better estimate
+
+
+@dataclass
+class Noise:
+    within: float      # median over baseline runs of within_noise
+    between: float     # between_noise of the baseline medians (0 with one baseline)
+    sigma: float       # max(within, between)
+    threshold: float   # max(floor, k * sigma)
+
+
+def noise(baseline_runs, floor=FLOOR, k=K_SIGMA):
+    """Noise and threshold of one benchmark from its baseline runs (a list of sample lists)."""
+    runs = [xs for xs in baseline_runs if xs]
+    within = [w for w in (within_noise(xs) for xs in runs) if not math.isnan(w)]
+    w = statistics.median(within) if within else 0.0
+    b = between_noise([statistics.median(xs) for xs in runs])
+    b = 0.0 if math.isnan(b) else b
+    sigma = max(w, b)
+    return Noise(w, b, sigma, max(floor, k * sigma))
+
+
+@dataclass
+class Verdict:
+    verdict: str       # SAME, FASTER, SLOWER or AMBIGUOUS
+    baseline: float    # median of the baselines' medians (nan when none usable)
+    contender: float   # contender median (nan when none usable)
+    change: float      # contender / baseline - 1
+    noise: Noise
+    reason: str = ""   # why ambiguous (or "" otherwise)
+    short: bool = False
+
+
+def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
+            higher_is_better=False):
+    """Verdict for one benchmark: baseline_runs is a list of sample lists (one per baseline run),
+    contender one sample list, both already without throttled samples (see unthrottled()).
+
+    min_time applies to the baseline median, so it is meant for times in seconds; pass 0 for other metrics."""
+    usable = [xs for xs in baseline_runs if len(xs) >= min_samples]
+    nz = noise(usable, floor, k)
+    if not usable or len(contender) < min_samples:
+        base = statistics.median(statistics.median(xs) for xs in baseline_runs if xs) if any(baseline_runs) \
+            else math.nan
+        cont = statistics.median(contender) if contender else math.nan
+        change = cont / base - 1 if base and not math.isnan(base) and not math.isnan(cont) else math.nan
+        return Verdict(AMBIGUOUS, base, cont, change, nz,
+                       f"fewer than {min_samples} unthrottled repetitions")
+    base = statistics.median(statistics.median(xs) for xs in usable)
+    cont = statistics.median(contender)
+    change = cont / base - 1 if base else math.inf
+    short = base < min_time
+    if abs(change) <= nz.threshold:
+        return Verdict(SAME, base, cont, change, nz, short=short)
+    if short:
+        return Verdict(AMBIGUOUS, base, cont, change, nz, f"launch under {min_time * 1e6:g} µs", short=True)
+    own = within_noise(contender)
+    if not math.isnan(own) and k * own > nz.threshold:
+        return Verdict(AMBIGUOUS, base, cont, change, nz,
+                       f"contender noise {own:.1%} (x{k:g} = {k * own:.1%}) above the threshold")
+    worse = -change if higher_is_better else change
+    return Verdict(SLOWER if worse > 0 else FASTER, base, cont, change, nz)
+
+
+@dataclass
+class Row:
+    name: str
+    baseline: float    # median of baseline medians of the metric (seconds per launch for time)
+    contender: float
+    change: float      # relative
+    threshold: float   # relative
+    verdict: str
+    short: bool        # launch under min_time: never slower or faster
+    dropped: int       # throttled samples dropped, all runs together
+    reason: str
+    clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
+
+
+def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME):
+    """Verdicts for every benchmark present without error in the contender and in at least one baseline.
+
+    baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
+    spread is the between-run noise); contender: suite_json.Suite. -> list of Row, in the contender's order.
+    For a counter other than time pass metric (counters ending in _per_second are higher-is-better) and
+    min_time stays judged on the baseline's real_time."""
+    rows = []
+    hib = metric.endswith("_per_second")
+    for rec in contender.records:
+        if rec.error or metric not in rec.samples:
+            continue
+        bases = [s.by_name.get(rec.name) for s in baselines]
+        bases = [b for b in bases if b is not None and not b.error and metric in b.samples]
+        if not bases:
+            continue
+        runs = [unthrottled(b.samples, metric) for b in bases]
+        cont = unthrottled(rec.samples, metric)
+        dropped = sum(len(b.samples[metric]) for b in bases) + len(rec.samples[metric]) \
+            - sum(map(len, runs)) - len(cont)
+        t_runs = [unthrottled(b.samples, TIME) for b in bases if TIME in b.samples]
+        t_base = statistics.median(statistics.median(xs) for xs in t_runs if xs) if any(t_runs) else math.inf
+        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib)
+        if t_base < min_time and v.verdict in (FASTER, SLOWER):
+            v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
+                        f"launch under {min_time * 1e6:g} µs", short=True)
+        rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict,
+                        t_base < min_time, dropped, v.reason, _clock_change(bases, rec)))
+    return rows
+
+
+def _clock_change(bases, rec):
+    """Relative change of the median SM clock, contender against the baselines' median of medians."""
+    runs = [xs for xs in (unthrottled(b.samples, CLOCK) for b in bases) if xs]
+    cont = unthrottled(rec.samples, CLOCK)
+    if not runs or not cont:
+        return math.nan
+    base = statistics.median(statistics.median(xs) for xs in runs)
+    return statistics.median(cont) / base - 1 if base else math.nan
+
+
+def _flag(ctx, key):
+    v = ctx.get(key)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return v != 0
+    if isinstance(v, str) and v.strip().lower() in ("true", "1", "yes", "dirty"):
+        return True
+    if isinstance(v, str) and v.strip().lower() in ("false", "0", "no", "clean"):
+        return False
+    return None  # absent or unreadable
+
+
+def same_code_and_machine(ctx_a, ctx_b):
+    """-> (machine, code) for two suite JSON contexts.
+
+    machine: "same GPU" (gpu_uuid equal), "same GPU model" (gpu_name equal), "different GPU", or "unknown"
+    (no gpu_name on a side). code: "same code" (git_commit equal and neither dirty), "different code"
+    (git_commit or suite_version differ), or "unknown" (keys absent, as in files older than these keys, or a
+    dirty tree: uncommitted changes may differ)."""
+    ua, ub = ctx_a.get("gpu_uuid"), ctx_b.get("gpu_uuid")
+    na, nb = ctx_a.get("gpu_name"), ctx_b.get("gpu_name")
+    if ua and ub and ua == ub:
+        machine = "same GPU"
+    elif na and nb:
+        machine = "same GPU model" if na == nb else "different GPU"
+    else:
+        machine = "unknown"
+    ca, cb = ctx_a.get("git_commit"), ctx_b.get("git_commit")
+    va, vb = ctx_a.get("suite_version"), ctx_b.get("suite_version")
+    if (ca and cb and ca != cb) or (va and vb and va != vb):
+        code = "different code"
+    elif ca and cb and _flag(ctx_a, "git_dirty") is False and _flag(ctx_b, "git_dirty") is False:
+        code = "same code"
+    else:
+        code = "unknown"
+    return machine, code
+
+
+# --- Detection power on recorded runs -----------------------------------------------------------------------
+
+BUCKETS = ((100e-6, 1e-3, "100 µs-1 ms"), (1e-3, 10e-3, "1-10 ms"), (10e-3, math.inf, ">= 10 ms"))
+SIZES = (0.02, 0.05, 0.10, 0.20)
+
+
+def slowed(suite, factors):
+    """A copy of suite with every sample of the named benchmarks' time multiplied: {name: factor}."""
+    from dataclasses import replace
+    recs = [replace(r, samples={**r.samples, TIME: [x * factors[r.name] for x in r.samples[TIME]]})
+            if r.name in factors and TIME in r.samples else r for r in suite.records]
+    return type(suite)(suite.path, suite.context, recs)
+
+
+def configurations(runs, mode):
+    """(baselines, contender) pairs from runs of the same code: "pairs" is every ordered pair with one
+    baseline; "leave-one-out" takes each run as contender against all the others as baselines."""
+    if mode == "pairs":
+        return [([a], b) for a in runs for b in runs if a is not b]
+    if mode == "leave-one-out":
+        return [([r for r in runs if r is not c], c) for c in runs]
+    raise ValueError(f"unknown mode {mode!r}")
+
+
+def false_alarms(runs, mode, min_time=MIN_TIME, **kw):
+    """-> list of (contender path, Row) flagged slower or faster between runs of the same code."""
+    out = []
+    for bases, cont in configurations(runs, mode):
+        out += [(cont.path, r) for r in compare_suites(bases, cont, min_time, **kw) if r.verdict in (SLOWER, FASTER)]
+    return out
+
+
+def eligible(suite, lo, hi):
+    """Names of benchmarks without error whose median time lies in [lo, hi)."""
+    return [r.name for r in suite.records if not r.error and TIME in r.samples and lo <= r.median[TIME] < hi]
+
+
+def detection_rate(runs, mode, size, lo=MIN_TIME, hi=math.inf, planted=20, trials=100, seed=0,
+                   min_time=MIN_TIME, **kw):
+    """Fraction of planted slowdowns (every sample x (1 + size), `planted` random benchmarks with baseline
+    median in [lo, hi) per trial) that compare_suites calls "slower". Trials cycle over configurations().
+    -> (rate, flagged, planted total)."""
+    import random
+    rng = random.Random(seed)
+    configs = configurations(runs, mode)
+    hit = total = 0
+    for t in range(trials):
+        bases, cont = configs[t % len(configs)]
+        pool = sorted(set(eligible(bases[0], lo, hi)) & set(cont.by_name))
+        names = rng.sample(pool, min(planted, len(pool)))
+        rows = {r.name: r for r in compare_suites(bases, slowed(cont, {n: 1 + size for n in names}), min_time, **kw)}
+        hit += sum(rows[n].verdict == SLOWER for n in names if n in rows)
+        total += len(names)
+    return (hit / total if total else math.nan), hit, total
+
+
+def detection_table(runs, mode, sizes=SIZES, buckets=BUCKETS, trials=100, planted=20, seed=0, **kw):
+    """Markdown table: detection rate by slowdown size (columns) and launch-time bucket (rows)."""
+    head = "| launch time | benchmarks | " + " | ".join(f"+{s:.0%}" for s in sizes) + " |"
+    lines = [head, "|" + "---|" * (2 + len(sizes))]
+    for lo, hi, label in list(buckets) + [(MIN_TIME, math.inf, "all >= 100 µs")]:
+        n = len(eligible(runs[0], lo, hi))
+        cells = []
+        for s in sizes:
+            rate, _, total = detection_rate(runs, mode, s, lo, hi, min(planted, n), trials, seed, **kw)
+            cells.append(f"{rate:.1%}" if total else "-")
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def false_alarm_table(runs, modes=("pairs", "leave-one-out"), **kw):
+    """Markdown table: between runs of the same code, how many launches >= min_time were called slower or
+    faster, over every configuration of each mode, and which."""
+    lines = ["| baselines | comparisons | slower | faster | ambiguous | called slower |", "|---|---|---|---|---|---|"]
+    for mode in modes:
+        rows = [r for b, c in configurations(runs, mode) for r in compare_suites(b, c, **kw) if not r.short]
+        count = lambda v: sum(r.verdict == v for r in rows)
+        worst = {}
+        for r in rows:
+            if r.verdict == SLOWER:
+                worst[r.name] = max(worst.get(r.name, 0.0), r.change)
+        slower = [f"{n} (up to {c:+.1%})" for n, c in sorted(worst.items())]
+        label = "one (every ordered pair)" if mode == "pairs" else "the other runs (leave one out)"
+        lines.append(f"| {label} | {len(rows)} | {count(SLOWER)} | {count(FASTER)} | {count(AMBIGUOUS)} | "
+                     + ", ".join(slower) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,240 @@
+"""plots/noise.py: noise estimates, thresholds and verdicts on constructed samples, and false alarms and
+detection power on the three committed full H200 runs (results/h200/, 5 repetitions each; the third from
+another machine instance)."""
+import math
+from pathlib import Path
+
+import pytest
+
+import noise
+import suite_json
+from noise import AMBIGUOUS, FASTER, SAME, SLOWER
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")  # two on one instance, one on another
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return [suite_json.load(ROOT / "results" / "h200" / r / "benchmarks.json") for r in RUNS]
+
+
+def reps(median, rel=0.0, n=5):
+    """n samples around median, spread +-rel in even steps (MAD = rel/2 for n = 5)."""
+    return [median * (1 + rel * (i - n // 2) / (n // 2)) for i in range(n)] if n > 1 else [median]
+
+
+def suite(records, context=None):
+    recs = []
+    for name, samples in records.items():
+        r = suite_json.Record(name, suite_json.parse_name(name), samples=samples)
+        r.median = {k: sorted(v)[len(v) // 2] for k, v in samples.items()}
+        recs.append(r)
+    return suite_json.Suite("mem.json", context or {}, recs)
+
+
+# --- noise and thresholds ----------------------------------------------------------------------------------
+
+def test_within_noise_is_robust_to_one_outlier():
+    assert noise.within_noise([1.0, 1.0, 1.0, 1.0, 50.0]) == 0.0
+    assert noise.within_noise([0.98, 0.99, 1.0, 1.01, 1.02]) == pytest.approx(1.4826 * 0.01)
+    assert math.isnan(noise.within_noise([1.0]))
+
+
+def test_between_noise_from_range_of_medians():
+    assert noise.between_noise([1.0]) == 0.0
+    assert noise.between_noise([1.0, 1.1]) == pytest.approx(0.1 / 1.05 / 1.128)
+    assert noise.between_noise([1.0, 1.05, 1.1]) == pytest.approx(0.1 / 1.05 / 1.693)
+
+
+def test_threshold_is_floor_for_a_quiet_single_baseline():
+    nz = noise.noise([reps(1e-3, 0.001)])
+    assert nz.between == 0.0 and nz.threshold == noise.FLOOR
+
+
+def test_threshold_grows_with_within_run_noise():
+    nz = noise.noise([reps(1e-3, 0.04)])  # MAD 2 % -> sigma 2.97 %
+    assert nz.threshold == pytest.approx(noise.K_SIGMA * 1.4826 * 0.02)
+
+
+def test_threshold_grows_with_spread_between_baselines():
+    """Two baselines 10 % apart with quiet repetitions: the between-run spread sets the threshold."""
+    nz = noise.noise([reps(1e-3, 0.001), reps(1.1e-3, 0.001)])
+    assert nz.sigma == nz.between == pytest.approx(0.1 / 1.05 / 1.128)
+    assert nz.threshold > 0.2
+
+
+# --- verdicts ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("factor, expected", [(1.0, SAME), (1.02, SAME), (0.98, SAME), (1.10, SLOWER),
+                                              (0.90, FASTER)])
+def test_verdict_quiet_benchmark(factor, expected):
+    v = noise.verdict([reps(1e-3, 0.002)], reps(1e-3 * factor, 0.002))
+    assert v.verdict == expected and v.change == pytest.approx(factor - 1)
+
+
+def test_same_slowdown_is_same_when_baselines_disagree_by_more():
+    """+10 % is 'slower' against one quiet baseline but 'same' when two baselines differ by 10 %."""
+    cont = reps(1.1e-3, 0.002)
+    assert noise.verdict([reps(1e-3, 0.002)], cont).verdict == SLOWER
+    assert noise.verdict([reps(1e-3, 0.002), reps(1.1e-3, 0.002)], cont).verdict == SAME
+
+
+def test_noisy_contender_is_ambiguous():
+    v = noise.verdict([reps(1e-3, 0.002)], reps(1.1e-3, 0.2))
+    assert v.verdict == AMBIGUOUS and "contender noise" in v.reason
+
+
+def test_too_few_samples_is_ambiguous():
+    assert noise.verdict([reps(1e-3, 0.002)], reps(1.5e-3, 0.0, n=2)).verdict == AMBIGUOUS
+    assert noise.verdict([reps(1e-3, 0.0, n=1)], reps(1.5e-3, 0.002)).verdict == AMBIGUOUS
+
+
+def test_short_launch_is_never_slower():
+    v = noise.verdict([reps(10e-6, 0.002)], reps(15e-6, 0.002))
+    assert v.verdict == AMBIGUOUS and v.short
+    assert noise.verdict([reps(10e-6, 0.002)], reps(15e-6, 0.002), min_time=0).verdict == SLOWER
+
+
+def test_unthrottled_drops_marked_samples_and_keeps_unaligned():
+    s = {"real_time": [1.0, 2.0, 3.0], "throttled": [0.0, 1.0, 0.0]}
+    assert noise.unthrottled(s) == [1.0, 3.0]
+    assert noise.unthrottled({"real_time": [1.0, 2.0], "throttled": [1.0]}) == [1.0, 2.0]
+    assert noise.unthrottled({"real_time": [1.0, 2.0]}) == [1.0, 2.0]
+
+
+# --- compare_suites ---------------------------------------------------------------------------------------
+
+def test_compare_suites_rows_and_throttle():
+    """A slowdown seen only in throttled samples is not called slower: dropped, and with too few left,
+    ambiguous; with enough unthrottled samples left, the verdict comes from those."""
+    t = "real_time"
+    base = suite({"a": {t: reps(1e-3, 0.002)}, "b": {t: reps(1e-3, 0.002)}, "c": {t: reps(1e-3, 0.002)},
+                  "short": {t: reps(10e-6, 0.002)}})
+    cont = suite({
+        "a": {t: reps(1.2e-3, 0.002)},                                              # really slower
+        "b": {t: [1e-3, 1.001e-3, 0.999e-3, 1.3e-3, 1.3e-3], "throttled": [0, 0, 0, 1, 1]},  # 3 left, same
+        "c": {t: [1e-3, 1.3e-3, 1.3e-3, 1.3e-3, 1.001e-3], "throttled": [0, 1, 1, 1, 0]},    # 2 left
+        "short": {t: reps(20e-6, 0.002)}})
+    rows = {r.name: r for r in noise.compare_suites([base], cont)}
+    assert rows["a"].verdict == SLOWER and rows["a"].change == pytest.approx(0.2)
+    assert rows["a"].threshold == noise.FLOOR and rows["a"].dropped == 0
+    assert rows["b"].verdict == SAME and rows["b"].dropped == 2
+    assert rows["c"].verdict == AMBIGUOUS and rows["c"].dropped == 3
+    assert rows["short"].verdict == AMBIGUOUS and rows["short"].short
+    assert not rows["a"].short and math.isnan(rows["a"].clock_change)
+
+
+def test_clock_change_from_unthrottled_samples():
+    t = "real_time"
+    base = suite({"a": {t: reps(1e-3), "sm_clock_mhz": [1980.0] * 5}})
+    cont = suite({"a": {t: reps(1e-3), "sm_clock_mhz": [1800.0, 1800.0, 1800.0, 1000.0, 1000.0],
+                        "throttled": [0, 0, 0, 1, 1]}})
+    row = noise.compare_suites([base], cont)[0]
+    assert row.clock_change == pytest.approx(1800 / 1980 - 1) and row.dropped == 2
+
+
+def test_compare_suites_skips_errored_and_missing():
+    t = "real_time"
+    base = suite({"a": {t: reps(1e-3)}, "gone": {t: reps(1e-3)}})
+    base.by_name["a"].error = "boom"
+    cont = suite({"a": {t: reps(1e-3)}, "new": {t: reps(1e-3)}})
+    assert noise.compare_suites([base], cont) == []
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ({"gpu_uuid": "GPU-1", "gpu_name": "H200"}, {"gpu_uuid": "GPU-1", "gpu_name": "H200"}, "same GPU"),
+    ({"gpu_uuid": "GPU-1", "gpu_name": "H200"}, {"gpu_uuid": "GPU-2", "gpu_name": "H200"}, "same GPU model"),
+    ({"gpu_name": "H200"}, {"gpu_name": "H200"}, "same GPU model"),
+    ({"gpu_uuid": "GPU-1", "gpu_name": "H200"}, {"gpu_uuid": "GPU-2", "gpu_name": "H100"}, "different GPU"),
+    ({}, {"gpu_name": "H200"}, "unknown")])
+def test_same_machine(a, b, expected):
+    assert noise.same_code_and_machine(a, b)[0] == expected
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ({"git_commit": "abc", "git_dirty": "false"}, {"git_commit": "abc", "git_dirty": "false"}, "same code"),
+    ({"git_commit": "abc", "git_dirty": False}, {"git_commit": "abc", "git_dirty": "0"}, "same code"),
+    ({"git_commit": "abc", "git_dirty": "true"}, {"git_commit": "abc", "git_dirty": "false"}, "unknown"),
+    ({"git_commit": "abc", "git_dirty": "false"}, {"git_commit": "def", "git_dirty": "false"}, "different code"),
+    ({"suite_version": "1"}, {"suite_version": "2"}, "different code"),
+    ({"git_commit": "abc"}, {"git_commit": "abc"}, "unknown"),
+    ({}, {}, "unknown")])
+def test_same_code(a, b, expected):
+    assert noise.same_code_and_machine(a, b)[1] == expected
+
+
+def test_recorded_runs_have_no_identity_keys(recorded):
+    """The committed runs predate gpu_uuid/git_commit: same GPU model, code unknown."""
+    assert noise.same_code_and_machine(recorded[0].context, recorded[2].context) == ("same GPU model", "unknown")
+
+
+# --- recorded H200 runs -----------------------------------------------------------------------------------
+
+def test_run_against_itself_is_all_same(recorded):
+    rows = noise.compare_suites([recorded[0]], recorded[0])
+    assert len(rows) == 377 and {r.verdict for r in rows} == {SAME}
+
+
+def test_several_baselines_lift_thresholds_where_runs_disagree(recorded):
+    """coalescing/read/hbm/stride:64 reads 10 % faster on the other machine instance while its repetitions
+    agree to 0.1 %: against one baseline it is flagged, against baselines from both instances its measured
+    between-run spread sets a threshold above 10 % and it is 'same'."""
+    name = "coalescing/read/hbm/stride:64"
+    one = {r.name: r for r in noise.compare_suites([recorded[2]], recorded[0])}[name]
+    assert one.verdict == SLOWER and one.change > 0.09 and one.threshold == noise.FLOOR
+    two = {r.name: r for r in noise.compare_suites([recorded[1], recorded[2]], recorded[0])}[name]
+    assert two.verdict == SAME and two.threshold > 0.10
+
+
+# Measured on the committed runs with FLOOR 3 %, K_SIGMA 3 (README table). These bound what the verdicts cost
+# in false alarms between runs of the same code; a change that makes it worse fails here.
+FALSE_SLOWER = {"pairs": 29, "leave-one-out": 7}
+
+
+@pytest.mark.parametrize("mode", ["pairs", "leave-one-out"])
+def test_false_alarms_between_same_code_runs(recorded, mode):
+    """Every comparison between the three runs, launches >= 100 µs: how many are called slower.
+
+    Not zero: these runs repeat inside one process, so placement-sensitive kernels (coalescing through L2
+    and HBM) vary between processes by up to 10 % while their repetitions agree to 0.5 %; no threshold made
+    from these files can know that for a run it has not seen (see the report)."""
+    fa = [r for _, r in noise.false_alarms(recorded, mode) if r.verdict == SLOWER]
+    compared = sum(len([r for r in noise.compare_suites(b, c) if not r.short])
+                   for b, c in noise.configurations(recorded, mode))
+    assert len(fa) <= FALSE_SLOWER[mode]
+    assert len(fa) / compared < 0.02
+    assert all(not r.short for r in fa)
+
+
+@pytest.mark.parametrize("mode", ["pairs", "leave-one-out"])
+def test_planted_ten_percent_is_caught_95_percent(recorded, mode):
+    """20 random benchmarks of >= 100 µs slowed by 10 % (every sample), 100 trials with a fixed seed, over
+    every configuration of the recorded runs: >= 95 % are called slower."""
+    rate, hit, total = noise.detection_rate(recorded, mode, 0.10, planted=20, trials=100, seed=1)
+    assert total == 2000 and rate >= 0.95, (hit, total)
+
+
+def test_planted_slowdown_in_throttled_samples_is_not_slower(recorded):
+    """The same planted 10 % marked as throttled in 3 of 5 samples: dropped, ambiguous, never slower."""
+    base, cont = recorded[0], recorded[1]
+    name = "gemm/smem/m:4096/n:4096/k:4096"
+    slow = noise.slowed(cont, {name: 1.10})
+    assert {r.name: r for r in noise.compare_suites([base], slow)}[name].verdict == SLOWER
+    slow.by_name[name].samples["throttled"] = [1.0, 1.0, 1.0, 0.0, 0.0]
+    row = {r.name: r for r in noise.compare_suites([base], slow)}[name]
+    assert row.verdict == AMBIGUOUS and row.dropped == 3
+
+
+def test_detection_table_shape(recorded):
+    table = noise.detection_table(recorded, "leave-one-out", sizes=(0.05, 0.20), trials=3).splitlines()
+    assert table[0].startswith("| launch time | benchmarks | +5% | +20%")
+    assert len(table) == 2 + len(noise.BUCKETS) + 1
+    assert float(table[-1].split("|")[-2].strip().rstrip("%")) > 95  # +20 %, all >= 100 µs
+
+
+def test_false_alarm_table_lists_the_flagged(recorded):
+    table = noise.false_alarm_table(recorded, modes=("leave-one-out",)).splitlines()
+    cells = [c.strip() for c in table[-1].split("|")[1:-1]]
+    assert cells[0].startswith("the other runs") and int(cells[1]) == 816  # 3 x 272 launches >= 100 µs
+    assert int(cells[2]) == cells[5].count("(up to +")
