@@ -39,6 +39,7 @@
 
 #include "harness/bench.cuh"
 #include "harness/registry.cuh"
+#include "micro/bench_link.cuh"
 #include "micro/latency.cuh"
 #include "model/chase.hpp"
 
@@ -240,6 +241,7 @@ void plan(Planner& p) {
     pt.warm_loads = std::min<uint64_t>(pt.slots(), 64);
     p.add_if_resident(pt.name, chase_launch(pt, f.sm_count, one_block_per_sm_smem(f)), [pt](benchmark::State& st) { spread_body(st, pt); });
   }
+  link::plan_chases(p);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "harness/bench.cuh"
 #include "harness/registry.cuh"
+#include "micro/bench_link.cuh"
 #include "micro/link.cuh"
 
 namespace {
@@ -173,6 +174,13 @@ void plan(Planner& p) {
   for (Path path : {Path::peer_uni, Path::peer_bidir})
     for (Method method : {Method::ce, Method::sm})
       add(path, Memory::device, method, std::string("link/") + path_name(path) + (method == Method::ce ? "/ce" : "/sm"));
+}
+
+}  // namespace
+
+// latency/link/<host|peer>: the remote levels on the latency curve, planned by the latency family.
+void mh::link::plan_chases(Planner& p) {
+  const DeviceFacts& f = p.facts();
   for (bool host : {true, false}) {
     Launch l;
     l.threads = 1;
@@ -182,7 +190,5 @@ void plan(Planner& p) {
     p.add(host ? "latency/link/host" : "latency/link/peer", l, [host](benchmark::State& st) { chase_body(st, host); });
   }
 }
-
-}  // namespace
 
 MH_FAMILY("link", plan);
