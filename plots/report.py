@@ -14,6 +14,7 @@ import sys
 import bounds
 import families
 import hierarchy
+import latency_levels
 import suite_json
 import tables
 from tables import num
@@ -121,6 +122,18 @@ def hierarchy_edges(suite):
     return ["## Bandwidth by working set", "", f"Edges of `hierarchy/read/ws:*` (device reports: {sizes}); "
             "an edge is where the curve crosses the geometric mean of two neighbouring plateaus:", ""] + \
         [f"- {line}" for line in lines] + [""]
+
+
+def latency(suite):
+    """The levels the pointer chase finds (plots/latency_levels.py), beside what the device reports."""
+    return latency_levels.report_section(suite)
+
+
+def links(suite):
+    return section("Host and peer links", suite.ok("link"), [
+        ("path", lambda r: "/".join(r.fields["pos"][:-1]) if r.fields["pos"] else ""),
+        ("method", lambda r: r.fields["pos"][-1] if r.fields["pos"] else ""), ("bytes", field("bytes")),
+        ("GB/s", counter("bytes_per_second", 1e-9))])
 
 
 def sections():
