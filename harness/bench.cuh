@@ -11,6 +11,7 @@
 #include <string>
 
 #include "device_info.cuh"
+#include "nvml.cuh"
 #include "registry.cuh"
 #include "timer.cuh"
 
@@ -34,6 +35,11 @@ inline bool profiling() {
 // Times launch() with CUDA events and feeds Google Benchmark per-launch seconds as manual time;
 // returns the mean seconds per launch (0 under MH_PROFILE). One untimed launch first (warm-up:
 // module load, clocks, caches for warm runs).
+// One call is one repetition. Between its timed batches (outside the events) NVML is asked for the
+// clock-event reasons and the SM clock (nvml::ClockWatch), and the repetition gets the counters
+// `throttled` (1 when a power, thermal or sync-boost reason was seen, else 0: compare drops such
+// samples) and `sm_clock_mhz` (median NVML reading). Without NVML both are left out. Families that
+// measure the clock themselves over their own kernels (clock64) overwrite sm_clock_mhz afterwards.
 template <class Launch>
 double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   if (profiling()) {
@@ -62,14 +68,19 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   // One benchmark iteration is one launch: a batch counts `batch` iterations and adds its whole time,
   // so reported times are per launch and --benchmark_min_time bounds the GPU time actually spent.
   double seconds = 0, launches = 0;
+  nvml::ClockWatch clocks(current_device_facts().device);
   while (state.KeepRunningBatch(batch)) {
     if (flusher) flusher->flush();
     const double s = time_launches(timer, launch, batch) * batch * 1e-3;
     state.SetIterationTime(s);
+    clocks.sample();
     seconds += s;
     launches += batch;
   }
+  clocks.finish();
   state.counters["launches_per_sample"] = batch;
+  if (clocks.log().has_reasons()) state.counters["throttled"] = clocks.log().throttled() ? 1.0 : 0.0;
+  if (clocks.log().has_clock()) state.counters["sm_clock_mhz"] = clocks.log().median_clock_mhz();
   return launches > 0 ? seconds / launches : 0.0;
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "device_info.cuh"
+#include "micro/link.cuh"
+#include "nvml.cuh"
 #include "registry.cuh"
 
 namespace {
@@ -63,6 +65,11 @@ void add_context() {
   benchmark::AddCustomContext("driver_version", f.driver_version);
   benchmark::AddCustomContext("runtime_version", f.runtime_version);
   benchmark::AddCustomContext("sm_clock_observed_mhz", clock);
+  // Where the per-repetition counters throttled and sm_clock_mhz come from, or why they are absent.
+  std::string why;
+  mh::nvml::device_handle(f.device, &why);
+  benchmark::AddCustomContext("clock_events_source", why.empty() ? "nvml" : why);
+  for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 
 }  // namespace

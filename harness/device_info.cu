@@ -1,11 +1,10 @@
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
 #include "device_buffer.cuh"
 #include "device_info.cuh"
+#include "nvml.cuh"
 
 namespace mh {
 namespace {
@@ -17,25 +16,6 @@ int attr(cudaDeviceAttr a, int dev) {
   int v = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
   return v;
-}
-
-// NVML is loaded at run time so that nothing links against the driver's libraries.
-std::string nvml_driver_version() {
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return {};
-  using InitFn = int (*)();
-  using VersionFn = int (*)(char*, unsigned);
-  auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-  auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-  auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
-  std::string out;
-  char buf[96] = {};
-  if (init && version && init() == 0) {
-    if (version(buf, sizeof buf) == 0) out = buf;
-    if (shutdown) shutdown();
-  }
-  dlclose(lib);
-  return out;
 }
 
 // The unified L1/shared-memory array per SM is not a device attribute; the tuning guides give it per
@@ -64,6 +44,14 @@ __global__ void clock_probe_kernel(long long spin_ns, ClockSpan* out) {
 __global__ void mh_profile_marker() {}
 
 }  // namespace
+
+std::string gpu_uuid_string(const cudaUUID_t& id) {
+  char uuid[64];
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(id.bytes);
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  return uuid;
+}
 
 void launch_profile_marker() {
   mh_profile_marker<<<1, 1>>>();
@@ -112,17 +100,11 @@ void select_device(int device) {
   f.smem_per_block_bytes = p.sharedMemPerBlock;
   f.reserved_smem_per_block_bytes = attr(cudaDevAttrReservedSharedMemoryPerBlock, device);
   f.l1_smem_per_sm_bytes = l1_smem_per_sm(p.major, p.minor, p.sharedMemPerMultiprocessor);
-  {
-    char uuid[64];
-    const unsigned char* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-                  u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    f.gpu_uuid = uuid;
-  }
+  f.gpu_uuid = gpu_uuid_string(p.uuid);
   int drv = 0, rt = 0;
   CUDA_CHECK(cudaDriverGetVersion(&drv));
   CUDA_CHECK(cudaRuntimeGetVersion(&rt));
-  f.driver_version = nvml_driver_version();
+  f.driver_version = nvml::driver_version();
   if (f.driver_version.empty()) f.driver_version = version_string(drv);
   f.runtime_version = version_string(rt);
   g_facts = f;

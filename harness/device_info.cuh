@@ -16,6 +16,8 @@ inline bool gpu_available() { return gpu_unavailable_reason().empty(); }
 // Selects the device for this process (validated) and caches its facts.
 void select_device(int device);
 const DeviceFacts& current_device_facts();
+// A CUDA device UUID as NVML and nvidia-smi write it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+std::string gpu_uuid_string(const cudaUUID_t& id);
 
 // The SM clock actually running: clock64 cycles over %globaltimer nanoseconds, on every SM,
 // after `warmup_ms` of spinning so that an idle GPU has ramped up. Median over SMs, in MHz.

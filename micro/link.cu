@@ -1,7 +1,5 @@
 #include "micro/link.cuh"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -13,6 +11,7 @@
 #include <stdexcept>
 
 #include "harness/device_buffer.cuh"
+#include "harness/nvml.cuh"
 
 namespace mh::link {
 namespace {
@@ -392,8 +391,8 @@ void launch_chase(const uint32_t* chain, int steps, uint32_t* state, ClockSpan* 
 
 // ---- Link peaks from NVML -------------------------------------------------------------------------
 namespace {
-// The few NVML types used here, as nvml.h lays them out (nvml.h is not part of the CUDA toolkit).
-using NvmlDevice = void*;
+// The few NVML types used here beyond harness/nvml.cuh's, as nvml.h lays them out.
+using NvmlDevice = nvml::Device;
 struct NvmlFieldValue {
   unsigned int fieldId, scopeId;
   long long timestamp, latencyUsec;
@@ -422,74 +421,48 @@ double field_number(const NvmlFieldValue& v) {
   }
 }
 
-template <class Fn>
-Fn sym(void* lib, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(lib, name));
-}
 }  // namespace
 
 model::LinkInfo link_info(int device) {
   model::LinkInfo li;
-  char bus[32] = {};
-  CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    li.source = "NVML not available (libnvidia-ml.so.1 did not load)";
-    return li;
-  }
-  using InitFn = int (*)();
-  using HandleFn = int (*)(const char*, NvmlDevice*);
+  NvmlDevice dev = nvml::device_handle(device, &li.source);
+  if (!dev) return li;  // li.source says why
+  li.source = "nvml";
   using UintFn = int (*)(NvmlDevice, unsigned*);
   using LinkStateFn = int (*)(NvmlDevice, unsigned, int*);
   using LinkUintFn = int (*)(NvmlDevice, unsigned, unsigned*);
   using FieldsFn = int (*)(NvmlDevice, int, NvmlFieldValue*);
-  auto init = sym<InitFn>(lib, "nvmlInit_v2");
-  auto shutdown = sym<InitFn>(lib, "nvmlShutdown");
-  auto handle = sym<HandleFn>(lib, "nvmlDeviceGetHandleByPciBusId_v2");
-  if (!init || !shutdown || !handle || init() != 0) {
-    li.source = "NVML did not initialize";
-    dlclose(lib);
-    return li;
+  auto get = [&](const char* name, int* out) {
+    unsigned v = 0;
+    if (auto fn = nvml::function<UintFn>(name); fn && fn(dev, &v) == nvml::kSuccess) *out = static_cast<int>(v);
+  };
+  get("nvmlDeviceGetMaxPcieLinkGeneration", &li.pcie_gen_max);
+  get("nvmlDeviceGetCurrPcieLinkGeneration", &li.pcie_gen_current);
+  get("nvmlDeviceGetMaxPcieLinkWidth", &li.pcie_width_max);
+  get("nvmlDeviceGetCurrPcieLinkWidth", &li.pcie_width_current);
+  auto state = nvml::function<LinkStateFn>("nvmlDeviceGetNvLinkState");
+  auto version = nvml::function<LinkUintFn>("nvmlDeviceGetNvLinkVersion");
+  for (unsigned link = 0; state && link < 64; ++link) {
+    int active = 0;
+    const int r = state(dev, link, &active);
+    if (r == kNvmlErrorInvalidArgument) break;        // no such link: past the last one
+    if (r != nvml::kSuccess || active != 1) continue;  // NVML_FEATURE_ENABLED == 1
+    ++li.nvlink_count;
+    unsigned v = 0;
+    if (li.nvlink_version == 0 && version && version(dev, link, &v) == nvml::kSuccess) li.nvlink_version = static_cast<int>(v);
   }
-  NvmlDevice dev = nullptr;
-  if (handle(bus, &dev) != 0) {
-    li.source = std::string("NVML has no device at PCI bus id ") + bus;
-  } else {
-    li.source = "nvml";
-    auto get = [&](const char* name, int* out) {
-      unsigned v = 0;
-      if (auto fn = sym<UintFn>(lib, name); fn && fn(dev, &v) == 0) *out = static_cast<int>(v);
-    };
-    get("nvmlDeviceGetMaxPcieLinkGeneration", &li.pcie_gen_max);
-    get("nvmlDeviceGetCurrPcieLinkGeneration", &li.pcie_gen_current);
-    get("nvmlDeviceGetMaxPcieLinkWidth", &li.pcie_width_max);
-    get("nvmlDeviceGetCurrPcieLinkWidth", &li.pcie_width_current);
-    auto state = sym<LinkStateFn>(lib, "nvmlDeviceGetNvLinkState");
-    auto version = sym<LinkUintFn>(lib, "nvmlDeviceGetNvLinkVersion");
-    for (unsigned link = 0; state && link < 64; ++link) {
-      int active = 0;
-      const int r = state(dev, link, &active);
-      if (r == kNvmlErrorInvalidArgument) break;  // no such link: past the last one
-      if (r != 0 || active != 1) continue;        // NVML_FEATURE_ENABLED == 1
-      ++li.nvlink_count;
-      unsigned v = 0;
-      if (li.nvlink_version == 0 && version && version(dev, link, &v) == 0) li.nvlink_version = static_cast<int>(v);
-    }
-    if (li.nvlink_count > 0) {
-      NvmlFieldValue fv{};
-      fv.fieldId = kFieldNvlinkSpeedMbpsCommon;
-      auto fields = sym<FieldsFn>(lib, "nvmlDeviceGetFieldValues");
-      if (fields && fields(dev, 1, &fv) == 0 && fv.nvmlReturn == 0 && field_number(fv) > 0) {
-        li.nvlink_link_bytes_per_second = field_number(fv) * 1e6;  // MB/s
-        li.nvlink_rate_source = "nvml speed field";
-      } else if (model::nvlink_version_bytes_per_second(li.nvlink_version) > 0) {
-        li.nvlink_link_bytes_per_second = model::nvlink_version_bytes_per_second(li.nvlink_version);
-        li.nvlink_rate_source = "nvlink version table";
-      }
+  if (li.nvlink_count > 0) {
+    NvmlFieldValue fv{};
+    fv.fieldId = kFieldNvlinkSpeedMbpsCommon;
+    auto fields = nvml::function<FieldsFn>("nvmlDeviceGetFieldValues");
+    if (fields && fields(dev, 1, &fv) == nvml::kSuccess && fv.nvmlReturn == nvml::kSuccess && field_number(fv) > 0) {
+      li.nvlink_link_bytes_per_second = field_number(fv) * 1e6;  // MB/s
+      li.nvlink_rate_source = "nvml speed field";
+    } else if (model::nvlink_version_bytes_per_second(li.nvlink_version) > 0) {
+      li.nvlink_link_bytes_per_second = model::nvlink_version_bytes_per_second(li.nvlink_version);
+      li.nvlink_rate_source = "nvlink version table";
     }
   }
-  shutdown();
-  dlclose(lib);
   return li;
 }
 

@@ -5,7 +5,7 @@
 // a kernel that loads and stores the remote memory directly, 16 bytes per access). Sources hold a
 // pattern written before the timed loop; destinations are checked against it afterwards.
 // Also here: a one-thread pointer chase through mapped pinned host memory or a peer's memory, and the
-// link peaks that NVML reports (dlopen'ed, as harness/device_info.cu does for the driver version).
+// link peaks that NVML reports (through harness/nvml.cuh's loader).
 #pragma once
 #include <cstddef>
 #include <cstdint>

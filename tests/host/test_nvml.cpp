@@ -1,0 +1,122 @@
+// NVML's clock-event reasons as the harness classifies them, the per-repetition log run_timed reports
+// from, graceful degradation without NVML, and the placement pad drawn per benchmark call.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+#include "harness/nvml.cuh"
+#include "harness/registry.cuh"
+
+using namespace mh::nvml;
+
+TEST(NvmlReasons, IdleAndApplicationsClocksAreNotThrottling) {
+  EXPECT_FALSE(is_throttling(0));
+  EXPECT_FALSE(is_throttling(kReasonGpuIdle));
+  EXPECT_FALSE(is_throttling(kReasonApplicationsClocks));
+  EXPECT_FALSE(is_throttling(kReasonGpuIdle | kReasonApplicationsClocks));
+  EXPECT_FALSE(is_throttling(0x100));  // display clock setting: not a slowdown of the measured kernels
+}
+
+TEST(NvmlReasons, EveryPowerThermalAndSyncBoostBitIsThrottling) {
+  // The values nvml.h gives the constants.
+  const uint64_t bits[] = {0x4, 0x8, 0x10, 0x20, 0x40, 0x80};
+  for (uint64_t b : bits) {
+    EXPECT_TRUE(is_throttling(b)) << std::hex << b;
+    EXPECT_TRUE(is_throttling(b | kReasonGpuIdle | kReasonApplicationsClocks)) << std::hex << b;
+  }
+  EXPECT_EQ(kThrottleMask, 0xFCu);
+  EXPECT_EQ(kReasonSwPowerCap, 0x4u);
+  EXPECT_EQ(kReasonHwThermal, 0x40u);
+}
+
+TEST(NvmlReasons, NamesListTheThrottlingBitsOnly) {
+  EXPECT_EQ(throttle_names(0), "");
+  EXPECT_EQ(throttle_names(kReasonGpuIdle | kReasonApplicationsClocks), "");
+  EXPECT_EQ(throttle_names(kReasonSwPowerCap), "sw_power_cap");
+  EXPECT_EQ(throttle_names(kReasonSwPowerCap | kReasonHwThermal | kReasonGpuIdle), "sw_power_cap,hw_thermal");
+  EXPECT_EQ(throttle_names(kThrottleMask), "sw_power_cap,hw_slowdown,sync_boost,sw_thermal,hw_thermal,hw_power_brake");
+}
+
+TEST(ClockLog, EmptyReportsNothing) {
+  ClockLog log;
+  EXPECT_FALSE(log.has_reasons());
+  EXPECT_FALSE(log.has_clock());
+  EXPECT_FALSE(log.throttled());
+  EXPECT_EQ(log.median_clock_mhz(), 0.0);
+}
+
+TEST(ClockLog, OneThrottledReadingMarksTheRepetition) {
+  ClockLog log;
+  log.add_reasons(kReasonApplicationsClocks);
+  log.add_reasons(0);
+  EXPECT_TRUE(log.has_reasons());
+  EXPECT_FALSE(log.throttled());
+  log.add_reasons(kReasonSwThermal);
+  log.add_reasons(kReasonApplicationsClocks);  // a later clean reading does not clear it
+  EXPECT_TRUE(log.throttled());
+  EXPECT_EQ(log.reason_reads, 4);
+}
+
+TEST(ClockLog, MedianClockIgnoresOutliers) {
+  ClockLog log;
+  for (double mhz : {1980.0, 1200.0, 1980.0, 1965.0, 1980.0}) log.add_clock(mhz);
+  EXPECT_EQ(log.median_clock_mhz(), 1980.0);
+  log.add_clock(1200.0);  // even count: the middle two, 1965 and 1980
+  EXPECT_EQ(log.median_clock_mhz(), 1972.5);
+  ClockLog one;
+  one.add_clock(1755.0);
+  EXPECT_EQ(one.median_clock_mhz(), 1755.0);
+}
+
+TEST(Nvml, NullDeviceReadsNothing) {
+  uint64_t r = 123;
+  unsigned mhz = 7;
+  EXPECT_FALSE(clock_event_reasons(nullptr, &r));
+  EXPECT_FALSE(sm_clock_mhz(nullptr, &mhz));
+  EXPECT_EQ(r, 123u);
+  EXPECT_EQ(mhz, 7u);
+}
+
+TEST(Nvml, WithoutTheLibraryEverythingSaysUnavailable) {
+  if (available()) GTEST_SKIP() << "NVML loads here; this test is for machines without it";
+  EXPECT_NE(unavailable_reason().find("NVML"), std::string::npos) << unavailable_reason();
+  EXPECT_EQ(symbol("nvmlInit_v2"), nullptr);
+  EXPECT_EQ(driver_version(), "");
+  std::string why;
+  EXPECT_EQ(device_handle(0, &why), nullptr);  // no CUDA call: NVML is out before that
+  EXPECT_EQ(why, unavailable_reason());
+  ClockWatch watch(0, 0.0);
+  watch.sample();
+  watch.finish();
+  EXPECT_FALSE(watch.log().has_reasons());  // run_timed then leaves throttled and sm_clock_mhz out
+  EXPECT_FALSE(watch.log().has_clock());
+}
+
+TEST(PlacementPad, UnitsStayInRangeAndCoverIt) {
+  std::set<int> seen;
+  for (uint64_t call = 0; call < 2000; ++call) {
+    const int u = mh::placement_pad_units(12345, 7, call);
+    ASSERT_GE(u, 0);
+    ASSERT_LT(u, mh::kPlacementPadUnits);
+    seen.insert(u);
+  }
+  EXPECT_EQ(static_cast<int>(seen.size()), mh::kPlacementPadUnits);  // 2000 draws miss a value with p ~ 1e-12
+  EXPECT_EQ(mh::kPlacementPadUnits * mh::kPlacementPadUnitBytes, size_t(128) << 20);
+}
+
+TEST(PlacementPad, DrawsDependOnSeedBenchmarkAndCall) {
+  EXPECT_EQ(mh::placement_pad_units(1, 2, 3), mh::placement_pad_units(1, 2, 3));  // a pure function
+  int same_seed = 0, same_bench = 0, same_call = 0;
+  const int n = 1000;
+  for (int i = 0; i < n; ++i) {
+    const int u = mh::placement_pad_units(99, 5, i);
+    same_seed += u == mh::placement_pad_units(100, 5, i);
+    same_bench += u == mh::placement_pad_units(99, 6, i);
+    same_call += u == mh::placement_pad_units(99, 5, i + 1);
+  }
+  // Independent draws agree 1 time in 64 (~16 of 1000); correlated ones far more often.
+  EXPECT_LT(same_seed, 40);
+  EXPECT_LT(same_bench, 40);
+  EXPECT_LT(same_call, 40);
+}
