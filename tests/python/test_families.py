@@ -54,7 +54,8 @@ def test_old_names_map_to_their_family():
 def test_command_line_for_run_all():
     out = lambda *a: subprocess.run([sys.executable, str(PLOTS / "families.py"), *a], capture_output=True, text=True,
                                     check=True).stdout.split()
-    assert out("--plots") == families.plots() == ["stride", "banks", "sync", "gemm", "roofline"]
+    assert out("--plots") == families.plots() == ["stride", "hierarchy", "latency", "latency_sm", "links", "banks", "sync",
+                                                  "gemm", "roofline"]
     assert out("--quick-filter") == [families.quick_filter()]
     r = subprocess.run([sys.executable, str(PLOTS / "families.py")], capture_output=True, text=True)
     assert r.returncode == 2 and "one of the arguments" in r.stderr
