@@ -19,6 +19,8 @@ usage: ./run_all.sh [options]
   --no-build           use the existing build in $BUILD_DIR (default: build, in the repository)
   --ncu                also profile the micro and GEMM kernels with Nsight Compute (ncu.md in the report)
   -h, --help           this text
+environment: MH_GIT_COMMIT, MH_GIT_DIRTY (true/false) name the code in the JSON context where the tree has no
+  .git (default: git rev-parse HEAD, git status; else "unknown"); suite_version comes from the VERSION file.
 exit status: 0 done, nothing regressed; 1 done, regressions against --compare; 2 unusable input (an option,
   --filter, --compare, --out, no GPU, a missing prerequisite); 3 done, benchmarks of --compare missing from
   the run; 4 the run failed (build, self-check, a benchmark; RUN_DIR/FAILED says why); 5 another
@@ -73,11 +75,11 @@ command -v ctest >/dev/null || missing+=("ctest (comes with cmake)")
 command -v flock >/dev/null || missing+=("flock (util-linux)")
 PY=""
 for candidate in python3 "$ROOT/.venv/bin/python3"; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib, numpy, scipy" 2>/dev/null; then
+  if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib, numpy" 2>/dev/null; then
     PY=$(command -v "$candidate"); break
   fi
 done
-[[ -n $PY ]] || missing+=("python3 with matplotlib, numpy and scipy (pip install -r requirements.txt, or run tests/run.sh, which makes .venv)")
+[[ -n $PY ]] || missing+=("python3 with matplotlib and numpy (pip install -r requirements.txt, or run tests/run.sh, which makes .venv)")
 if [[ ${#missing[@]} -gt 0 ]]; then
   for m in "${missing[@]}"; do echo "run_all.sh: missing prerequisite: $m" >&2; done
   exit $EXIT_INPUT
@@ -93,6 +95,27 @@ fi
 probe=$OUT_ROOT
 while [[ ! -e $probe ]]; do probe=$(dirname "$probe"); done
 [[ -d $probe && -w $probe ]] || bad_input "--out $OUT_ROOT: $probe is not a writable folder"
+
+# Which code this is, for the JSON context (compare.py tells same code from different code by it): git_commit,
+# git_dirty (true/false: changes outside results/ and the build, untracked sources included, since CMake globs
+# them) and suite_version (the VERSION file). A copy of the tree without .git (as sent to a GPU machine) gets
+# them from MH_GIT_COMMIT / MH_GIT_DIRTY; otherwise "unknown".
+GIT_COMMIT=unknown GIT_DIRTY=unknown SUITE_VERSION=unknown
+if [[ $(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null) == "$(pwd -P)" ]]; then  # not a repository around a copy
+  GIT_COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null) || GIT_COMMIT=unknown
+  outside=(. ':(exclude)results')
+  [[ $BUILD_DIR == /* ]] || outside+=(":(exclude)$BUILD_DIR")
+  if changes=$(git -C "$ROOT" status --porcelain -- "${outside[@]}" 2>/dev/null); then
+    [[ -z $changes ]] && GIT_DIRTY=false || GIT_DIRTY=true
+  fi
+fi
+GIT_COMMIT=${MH_GIT_COMMIT:-$GIT_COMMIT} GIT_DIRTY=${MH_GIT_DIRTY:-$GIT_DIRTY}
+[[ $GIT_DIRTY =~ ^(true|false|unknown)$ ]] || bad_input "MH_GIT_DIRTY must be true or false, got '$GIT_DIRTY'"
+[[ -r VERSION ]] && SUITE_VERSION=$(tr -d '[:space:]' <VERSION)
+for pair in "MH_GIT_COMMIT=$GIT_COMMIT" "MH_GIT_DIRTY=$GIT_DIRTY" "VERSION=$SUITE_VERSION"; do
+  [[ ${pair#*=} =~ ^[A-Za-z0-9._+-]+$ ]] || bad_input "${pair%%=*} '${pair#*=}' is not one plain word (letters, digits, . _ + -)"
+done
+CONTEXT=--benchmark_context=git_commit=$GIT_COMMIT,git_dirty=$GIT_DIRTY,suite_version=$SUITE_VERSION
 
 if [[ $QUICK == 1 ]]; then
   REPS=3 MIN_TIME=0.005
@@ -179,7 +202,7 @@ k=0 family=""
 set +e
 "$BENCH" --benchmark_filter="$FILTER" --benchmark_repetitions=$REPS --benchmark_min_time=$MIN_TIME \
   --benchmark_display_aggregates_only=true --benchmark_out="$RUN_DIR/benchmarks.json" \
-  --benchmark_out_format=json "${MODEL_OUT[@]}" 2>"$RUN_DIR/gpubench.stderr" |
+  --benchmark_out_format=json "$CONTEXT" "${MODEL_OUT[@]}" 2>"$RUN_DIR/gpubench.stderr" |
   while IFS= read -r line; do
     [[ $line == *_median* ]] || continue
     k=$((k + 1))

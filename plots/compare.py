@@ -1,136 +1,202 @@
 #!/usr/bin/env python3
-"""Compare two suite runs benchmark by benchmark: median of each side, relative change, and the p-value of a
-two-sided Mann-Whitney U test on the repetition samples (as Google Benchmark's tools/compare.py does).
+"""Compare a suite run (the contender, the last argument) with one or more baseline runs, benchmark by
+benchmark, with a threshold per benchmark from its measured noise (plots/noise.py, in the manner of nvbench's
+robust compare).
 
-A benchmark regressed when it got worse by more than --min-change AND p < --alpha. With too few repetitions
-for the test ever to reach p < alpha, the change alone decides and the row is marked '*'.
-Launches shorter than --min-time (per-launch median in the baseline) are compared but never flagged: they
-are launch- and placement-bound, and between two runs of the same code on an H200 they moved by up to 25 %
-while repetitions inside one run agreed to 1 % (README "Regression tracking").
-Benchmark names from before the barrier rename (syncthreads/..., now sync/syncthreads/...) are read under the
-new names, so old baselines still compare.
+  compare.py BASE.json CONTENDER.json
+  compare.py BASE1.json BASE2.json BASE3.json CONTENDER.json
+  compare.py results/baseline/ CONTENDER.json     (a folder: every benchmarks.json below it is a baseline)
 
-Exit status: 0 nothing regressed and nothing missing; 1 something regressed; 2 unusable input (a file that
-is not suite JSON, a NaN or non-positive time, a metric no benchmark has); 3 nothing regressed but
-benchmarks of the baseline are missing from the contender (--allow-missing: 0).
+The threshold of a benchmark is max(--floor, --k x sigma), sigma the larger of the noise inside one run
+(robust, from the repetitions) and the spread of the baselines' medians. Give several baselines of the same
+code, run in separate processes and ideally on separate machines: repetitions inside one process do not see
+what changes between processes (where buffers land, clocks), and only the spread between baselines does.
+Verdicts, change = contender median / median of the baselines' medians - 1:
+  same       |change| within the threshold;
+  slower     worse by more than the threshold (this fails: exit 1);
+  faster     better by more than the threshold;
+  ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time (launch- and
+             placement-bound), the contender noisier than the threshold allows, or fewer than 3 unthrottled
+             repetitions on a side. Samples taken while the GPU throttled are dropped first.
+The output says which case the comparison is, from the JSON contexts: same GPU (gpu_uuid), same GPU model
+(gpu_name) or different GPU; same code (git_commit, both clean), different code (git_commit or suite_version)
+or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
+are read under the new names (sync/syncthreads/...), so old baselines still compare.
+
+Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
+suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json); 3
+nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0).
 """
 import argparse
 import math
+import os
 import sys
+from pathlib import Path
 
-from scipy.stats import mannwhitneyu
-
+import noise
 import suite_json
 import tables
 
 PROG = "compare"
 EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
+RUN_FILE = "benchmarks.json"
 
 
-def can_test(n1, n2, alpha):
-    """The exact two-sided U test's smallest p-value is 2 / C(n1+n2, n1): 0.33 for 2 vs 2, 0.1 for 3 vs 3,
-    0.008 for 5 vs 5. When even that is not below alpha, the test can never flag anything."""
-    return min(n1, n2) >= 2 and 2 / math.comb(n1 + n2, n1) < alpha
+class InputError(Exception):
+    """Unusable command line input; the message is one line."""
 
 
-def p_value(a, b):
-    p = mannwhitneyu(a, b, alternative="two-sided").pvalue
-    return 1.0 if math.isnan(p) else float(p)  # all samples tied: older scipy says nan, meaning no difference
+def expand(arg, last):
+    """A file as it is; a folder: every benchmarks.json below it, sorted (exactly one for the contender)."""
+    p = Path(arg)
+    if not p.is_dir():
+        return [p]
+    found = sorted(p.rglob(RUN_FILE))
+    if not found:
+        raise InputError(f"{arg}: a folder without any {RUN_FILE} below it")
+    if last and len(found) != 1:
+        raise InputError(f"{arg}: the contender (the last argument) must be one run, but this folder holds "
+                         f"{len(found)} {RUN_FILE} files")
+    return found
+
+
+def split_paths(args):
+    """-> (baseline paths, contender path): the last argument is the contender, the others baselines."""
+    if len(args) < 2:
+        raise InputError("give at least one baseline and the contender (the last argument)")
+    contender = expand(args[-1], last=True)[0]
+    bases, seen = [], set()
+    for a in args[:-1]:
+        for p in expand(a, last=False):
+            key = os.path.realpath(p)
+            if key == os.path.realpath(contender):
+                continue  # a folder of runs that holds the contender too: it is not its own baseline
+            if key in seen:
+                raise InputError(f"{p}: given twice as a baseline (a copy would make the runs look alike)")
+            seen.add(key)
+            bases.append(p)
+    if not bases:
+        raise InputError(f"no baseline left: every baseline given is the contender {contender}")
+    return bases, contender
 
 
 def show(v, metric):
     return tables.seconds(v) if metric == suite_json.TIME else tables.sig(v, 4)
 
 
-def higher_is_better(metric):
-    return metric.endswith("_per_second")  # rates; time, cycles, errors: lower is better
+def identity(ctx):
+    """Short description of a run's code and GPU from its context."""
+    commit = ctx.get("git_commit")
+    code = "commit unknown" if not commit or commit == "unknown" else f"commit {commit[:10]}"
+    if str(ctx.get("git_dirty", "")).lower() in ("true", "1", "yes"):
+        code += " (dirty)"
+    if ctx.get("suite_version"):
+        code += f", suite {ctx['suite_version']}"
+    uuid = ctx.get("gpu_uuid")
+    gpu = ctx.get("gpu_name", "unknown GPU") + (f" {uuid}" if uuid else "")
+    return f"{gpu}; {code}"
 
 
-def compare(base, cont, metric, min_change, alpha, min_time=0.0):
-    """-> (rows, regressed, improved, untested names). Rows: [name, baseline, contender, change, p, verdict]."""
-    rows, regressed, improved, untested = [], [], [], []
-    for name, b in base.by_name.items():
-        c = cont.by_name.get(name)
-        if c is None or b.error or c.error or b.skipped or c.skipped or metric not in b.samples or metric not in c.samples:
-            continue
-        xb, xc = b.samples[metric], c.samples[metric]
-        mb, mc = b.median[metric], c.median[metric]
-        change = (mc - mb) / mb if mb else math.inf
-        worse = -change if higher_is_better(metric) else change
-        tested = can_test(len(xb), len(xc), alpha)
-        p = p_value(xb, xc) if tested else None
-        significant = p < alpha if tested else True
-        verdict = ""
-        if b.median.get(suite_json.TIME, math.inf) < min_time:
-            verdict = "(short)" if abs(worse) > min_change and significant else ""
-        elif worse > min_change and significant:
-            verdict = "REGRESSED"
-            regressed.append(name)
-        elif -worse > min_change and significant:
-            verdict = "improved"
-            improved.append(name)
-        if not tested:
-            untested.append(name)
-        rows.append([name, show(mb, metric), show(mc, metric), f"{change:+.1%}",
-                     f"{p:.4f}" if tested else f"n/a* ({len(xb)} vs {len(xc)})", verdict])
-    return rows, regressed, improved, untested
+def case_lines(bases, cont):
+    """One line per baseline saying which case it is against the contender, and a summary line."""
+    cases = [tuple(what if what != "unknown" else f"{kind} unknown" for what, kind in
+                   zip(noise.same_code_and_machine(b.context, cont.context), ("GPU", "code"))) for b in bases]
+    lines = [f"baseline:  {b.path} ({identity(b.context)}): {m}, {c}" for b, (m, c) in zip(bases, cases)]
+    lines.append(f"contender: {cont.path} ({identity(cont.context)})")
+    machines, codes = sorted({m for m, _ in cases}), sorted({c for _, c in cases})
+    lines.append(f"case: {' / '.join(machines)}; {' / '.join(codes)}"
+                 + (" (the baselines differ; see each above)" if len(cases) > 1 and len(set(cases)) > 1 else ""))
+    return lines, cases
 
 
 def listing(title, names):
     return [f"{title} ({len(names)}):"] + [f"  {n}" for n in names] if names else [f"{title}: none"]
 
 
+def non_negative(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return v
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("baseline")
-    p.add_argument("contender")
-    p.add_argument("--min-change", type=float, default=0.05, help="relative change that counts (default 0.05)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test (default 0.05)")
-    p.add_argument("--min-time", type=float, default=100e-6,
-                   help="seconds per launch below which a change is shown but not flagged (default 1e-4)")
+    p.add_argument("runs", nargs="+", metavar="BASE.json ... CONTENDER.json",
+                   help="baseline runs (files or folders), then the contender (the last argument)")
+    p.add_argument("--min-time", type=non_negative, default=noise.MIN_TIME,
+                   help=f"seconds per launch (baseline median) below which nothing is called slower or faster, "
+                        f"only ambiguous (default {noise.MIN_TIME:g})")
+    p.add_argument("--floor", type=non_negative, default=noise.FLOOR,
+                   help=f"smallest threshold, relative (default {noise.FLOOR:g}: noise.FLOOR)")
+    p.add_argument("--k", type=non_negative, default=noise.K_SIGMA,
+                   help=f"threshold in measured sigmas (default {noise.K_SIGMA:g}: noise.K_SIGMA)")
     p.add_argument("--metric", default="time",
                    help="'time' (real_time per launch, the default) or a counter name; counters ending in "
                         "_per_second are higher-is-better, all others lower-is-better")
     p.add_argument("--allow-missing", action="store_true",
-                   help="benchmarks of the baseline missing from the contender do not fail (exit 0, not 3)")
+                   help="benchmarks of the baselines missing from the contender do not fail (exit 0, not 3)")
     args = p.parse_args(argv)
-    base = suite_json.load_or_exit(args.baseline, PROG)
-    cont = suite_json.load_or_exit(args.contender, PROG)
+    try:
+        base_paths, cont_path = split_paths(args.runs)
+    except InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    bases = [suite_json.load_or_exit(b, PROG) for b in base_paths]
+    cont = suite_json.load_or_exit(cont_path, PROG)
     metric = suite_json.TIME if args.metric == "time" else args.metric
-    for side, suite in (("baseline", base), ("contender", cont)):
+    for side, suite in [("baseline", b) for b in bases] + [("contender", cont)]:
         if suite.ok() and not any(metric in r.samples for r in suite.ok()):
             known = sorted({k for r in suite.ok() for k in r.samples} - {suite_json.TIME})
             print(f"{PROG}: error: --metric {args.metric!r}: no benchmark in the {side} {suite.path} has it "
                   f"(use 'time' or one of: {', '.join(known)})", file=sys.stderr)
             return EXIT_UNUSABLE
 
-    out = [f"baseline:  {args.baseline} ({base.gpu_name})", f"contender: {args.contender} ({cont.gpu_name})"]
-    if base.gpu_name != cont.gpu_name:
-        warning = (f"WARNING: different GPUs (baseline {base.gpu_name!r}, contender {cont.gpu_name!r}): "
+    out, cases = case_lines(bases, cont)
+    if any(m == "different GPU" for m, _ in cases):
+        names = sorted({b.gpu_name for b in bases} - {cont.gpu_name})
+        warning = (f"WARNING: different GPUs (baseline {', '.join(map(repr, names))}, contender {cont.gpu_name!r}): "
                    "changes may come from the hardware, not the code")
         print(f"{PROG}: {warning}", file=sys.stderr)
         out.append(warning)
-    rows, regressed, improved, untested = compare(base, cont, metric, args.min_change, args.alpha, args.min_time)
-    direction = "higher" if higher_is_better(metric) else "lower"
-    out += [f"metric: {args.metric} ({direction} is better); regressed = worse by more than {args.min_change:.1%} and p < {args.alpha} "
-            "(two-sided Mann-Whitney U on the repetitions)", ""]
-    out += tables.text(["benchmark", "baseline", "contender", "change", "p-value", "verdict"], rows)
-    if any(r[-1] == "(short)" for r in rows):
-        out.append(f"(short): changed by more than {args.min_change:.1%}, but launches under {args.min_time * 1e6:g} µs "
-                   "are not flagged (--min-time)")
-    if untested:
-        out.append(f"* {len(untested)} benchmark(s) with too few repetitions for the U test to reach "
-                   f"p < {args.alpha}: judged on the change alone (use --benchmark_repetitions=9 or more)")
-    errored = sorted({r.name for s in (base, cont) for r in s.records if r.error})
-    skipped = sorted({f"{r.name}: {r.skipped}" for s in (base, cont) for r in s.records if r.skipped})
-    missing = [n for n in base.by_name if n not in cont.by_name]
-    out += [""] + listing("Regressions", regressed) + listing("Improvements", improved)
+    commits = {b.context.get("git_commit") for b in bases}
+    if len(bases) > 1 and len(commits) > 1 and None not in commits:
+        out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
+
+    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric)
+    direction = "higher" if metric.endswith("_per_second") else "lower"
+    out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise), "
+            f"noise from {len(bases)} baseline run(s)" + ("" if len(bases) > 1 else
+            " (one baseline knows only the noise inside its own run: give several for the spread between runs)"),
+            ""]
+    table = [[r.name, show(r.baseline, metric), show(r.contender, metric), f"{r.change:+.1%}",
+              f"{r.threshold:.1%}", r.verdict + (" (short)" if r.short and r.verdict == noise.AMBIGUOUS else "")]
+             for r in rows]
+    out += tables.text(["benchmark", "baseline", "contender", "change", "threshold", "verdict"], table)
+    if any(r.short for r in rows):
+        out.append(f"(short): launches under {args.min_time * 1e6:g} µs are never called slower or faster (--min-time)")
+    if any(r.dropped for r in rows):
+        out.append(f"{sum(r.dropped for r in rows)} sample(s) taken while the GPU throttled were dropped")
+
+    by_verdict = lambda v: [r for r in rows if r.verdict == v]
+    slower = by_verdict(noise.SLOWER)
+    errored = sorted({r.name for s in bases + [cont] for r in s.records if r.error})
+    skipped = sorted({f"{r.name}: {r.skipped}" for s in bases + [cont] for r in s.records if r.skipped})
+    base_names = list(dict.fromkeys(n for b in bases for n in b.by_name))
+    missing = [n for n in base_names if n not in cont.by_name]
+    out += [""] + listing("Slower", [f"{r.name} ({r.change:+.1%}, threshold {r.threshold:.1%})" for r in slower])
+    out += listing("Faster", [f"{r.name} ({r.change:+.1%}, threshold {r.threshold:.1%})"
+                              for r in by_verdict(noise.FASTER)])
+    out += listing("Ambiguous", [f"{r.name}: {r.reason}" for r in by_verdict(noise.AMBIGUOUS)])
     out += listing("Missing from contender", missing)
-    out += listing("New in contender", [n for n in cont.by_name if n not in base.by_name])
+    out += listing("New in contender", [n for n in cont.by_name if n not in set(base_names)])
     out += listing("Errored, not compared", errored)
     out += listing("Skipped, not compared", skipped)
     print("\n".join(out))
-    if regressed:
+    if slower:
         return EXIT_REGRESSED
     if missing and not args.allow_missing:
         print(f"{PROG}: {len(missing)} benchmark(s) of the baseline missing from the contender "

@@ -6,16 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-NEED="import matplotlib, numpy, scipy, pytest"
+NEED="import matplotlib, numpy, pytest"
 
 command -v python3 >/dev/null || { echo "tests/run.sh: python3 not found: install python3 (apt-get install python3 python3-venv)" >&2; exit 2; }
 PY=python3
 if ! python3 -c "$NEED" 2>/dev/null; then
   PY=.venv/bin/python
   if ! { [[ -x $PY ]] && "$PY" -c "$NEED" 2>/dev/null; }; then
-    echo "tests/run.sh: python3 lacks matplotlib/numpy/scipy/pytest: making .venv from requirements.txt"
-    python3 -m venv .venv >/dev/null 2>&1 || { echo "tests/run.sh: cannot make a virtual environment: install python3-venv (apt-get install python3-venv), or matplotlib numpy scipy pytest for python3" >&2; exit 2; }
-    "$PY" -m pip install -q -r requirements.txt || { echo "tests/run.sh: pip could not install requirements.txt into .venv (no network?): install matplotlib numpy scipy pytest for python3" >&2; exit 2; }
+    echo "tests/run.sh: python3 lacks matplotlib/numpy/pytest: making .venv from requirements.txt"
+    python3 -m venv .venv >/dev/null 2>&1 || { echo "tests/run.sh: cannot make a virtual environment: install python3-venv (apt-get install python3-venv), or matplotlib numpy pytest for python3" >&2; exit 2; }
+    "$PY" -m pip install -q -r requirements.txt || { echo "tests/run.sh: pip could not install requirements.txt into .venv (no network?): install matplotlib numpy pytest for python3" >&2; exit 2; }
   fi
 fi
 PY_DIR=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")

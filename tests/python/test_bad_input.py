@@ -58,6 +58,21 @@ def test_bad_json(script, kind, write_json, make_json):
     assert not list(bad.parent.glob("*.png")) and not (bad.parent / "report.md").exists()
 
 
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_json_in_a_folder_of_baselines(kind, tmp_path, make_json):
+    """compare.py reads every benchmarks.json below a folder argument: one bad run among good ones is one line,
+    exit 2, naming that file."""
+    make_json(subdir="runs/a", only={"ceiling"})
+    bad = tmp_path / "runs" / "b" / "benchmarks.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(BAD[kind][0])
+    make_json(subdir="runs/c", only={"ceiling"})
+    r = run("compare", tmp_path / "runs", make_json("cont.json", only={"ceiling"}))
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"compare: error: {bad}") and BAD[kind][1] in lines[0]
+
+
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
 def test_missing_file(script, tmp_path, make_json):
     for args in args_for(script, tmp_path / "absent.json", make_json(only={"ceiling"})):

@@ -233,3 +233,46 @@ def test_interrupted_run_leaves_FAILED(env):
     assert p.returncode != 0
     (run,) = runs(tmp / "out")
     assert "interrupted" in (run / "FAILED").read_text()
+
+
+def context_flag(tmp):
+    """The --benchmark_context=... argument the stand-in gpubench was run with, as a dict."""
+    flags = [a for a in (tmp / "gpubench.args").read_text().split() if a.startswith("--benchmark_context=")]
+    assert len(flags) == 1, flags
+    return dict(kv.split("=", 1) for kv in flags[0].removeprefix("--benchmark_context=").split(","))
+
+
+def test_code_identity_from_the_environment_goes_to_the_json_context(env):
+    """A copy of the tree without .git (the GPU machine's) names its code with MH_GIT_COMMIT/MH_GIT_DIRTY;
+    Google Benchmark's own --benchmark_context puts them, and the VERSION file, in the JSON context."""
+    e, tmp = env
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    r = run_all(dict(e, MH_GIT_COMMIT=commit, MH_GIT_DIRTY="true"), "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    version = (ROOT / "VERSION").read_text().strip()
+    assert context_flag(tmp) == {"git_commit": commit, "git_dirty": "true", "suite_version": version}
+    assert version.count(".") == 2
+
+
+@pytest.mark.skipif(not shutil.which("git"), reason="needs git")
+def test_code_identity_from_git_when_the_environment_is_silent(env):
+    e, tmp = env
+    e = {k: v for k, v in e.items() if k not in ("MH_GIT_COMMIT", "MH_GIT_DIRTY")}
+    e["PATH"] += ":" + os.path.dirname(shutil.which("git"))
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("the tree under test is not a git checkout")
+    r = run_all(e, "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    ctx = context_flag(tmp)
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", ".", ":(exclude)results"],
+                           capture_output=True, text=True).stdout != ""
+    assert ctx["git_commit"] == head.stdout.strip() and ctx["git_dirty"] == str(dirty).lower()
+
+
+@pytest.mark.parametrize("var, value", [("MH_GIT_COMMIT", "abc,git_dirty=false"), ("MH_GIT_DIRTY", "maybe")])
+def test_bad_code_identity_is_one_line_exit_2(env, var, value):
+    e, tmp = env
+    r = run_all(dict(e, **{var: value}), "--no-build", "--out", tmp / "out")
+    assert r.returncode == 2 and var in one_line(r)
+    assert not (tmp / "out").exists()
