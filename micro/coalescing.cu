@@ -11,11 +11,12 @@ namespace mh::coalescing {
 namespace {
 
 struct Args {
-  uint64_t region_elems;
+  uint64_t region_elems;    // R requests
+  uint32_t step_elems;      // a step: step_chunks chunks of U requests (< region_elems < 2^32)
+  uint32_t back_elems;      // region_elems - step_elems: a step from here or beyond wraps
   uint32_t stride;          // the generic kernel's; a compiled one has its own
   uint32_t chunk_requests;  // U: the generic kernel's; kUnroll in a compiled one
   uint32_t chunks;          // C
-  uint32_t step_chunks;
   uint32_t steps;           // iters / U
   bool per_block, front;
 };
@@ -50,16 +51,15 @@ __global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) strid
   const uint32_t v = a.per_block ? warp : a.front ? blockIdx.x * warps + warp : warp * gridDim.x + blockIdx.x;
   const uint32_t start = a.front ? v % a.chunks : static_cast<uint32_t>(uint64_t(v) * a.chunks / W);
   const uint64_t region = a.per_block ? uint64_t(blockIdx.x) * a.region_elems : 0;
-  const uint64_t chunk = uint64_t(U) * span, whole = a.chunks * chunk, step = a.step_chunks * chunk;
   uint32_t* const base = buf + region + lane * stride;
-  const uint32_t* const end = base + whole;
-  uint32_t* p = base + start * chunk;
-  uint32_t e = static_cast<uint32_t>(region + lane * stride + start * chunk);  // element index of *p
+  const uint32_t e0 = static_cast<uint32_t>(region) + lane * stride;  // element index of *base, mod 2^32
+  uint32_t off = start * U * span;                                     // elements from base to this chunk
   uint32_t sum = 0;
 #pragma unroll 1
   for (uint32_t n = a.steps; n; --n) {
+    uint32_t* const p = base + off;
     if constexpr (kWrite) {
-      const uint32_t v0 = element_value(e);  // element_value(e + j * span) = v0 + j * span * 2654435761
+      const uint32_t v0 = element_value(e0 + off);  // element_value(e + j * span) = v0 + j * span * 2654435761
 #pragma unroll
       for (uint32_t j = 0; j < kUnroll; ++j)
         if (j < U) p[j * span] = v0 + j * span * 2654435761u;
@@ -70,12 +70,7 @@ __global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) strid
 #pragma unroll
       for (int j = 0; j < kUnroll; ++j) sum += x[j];
     }
-    p += step;
-    e += static_cast<uint32_t>(step);
-    if (p >= end) {
-      p -= whole;
-      e -= static_cast<uint32_t>(whole);
-    }
+    off = off >= a.back_elems ? off - a.back_elems : off + a.step_elems;  // + step, mod the region
   }
   if constexpr (!kWrite) {
     // One atomic per warp keeps the checksum off the critical path.
@@ -90,10 +85,16 @@ __global__ void fill_kernel(uint32_t* buf, uint64_t n) {
 }
 
 Args args_of(const Plan& p) {
-  return {p.region_elems(),  static_cast<uint32_t>(p.stride),
-          p.chunk_requests(), p.chunks(),
-          p.step_chunks(),    static_cast<uint32_t>(p.iters / p.chunk_requests()),
-          p.per_block_region(), p.front()};
+  const uint64_t step = uint64_t(p.step_chunks()) * p.chunk_requests() * 32 * p.stride;
+  return {p.region_elems(),
+          static_cast<uint32_t>(step),
+          static_cast<uint32_t>(p.region_elems() - step),
+          static_cast<uint32_t>(p.stride),
+          p.chunk_requests(),
+          p.chunks(),
+          static_cast<uint32_t>(p.iters / p.chunk_requests()),
+          p.per_block_region(),
+          p.front()};
 }
 
 template <int v>
