@@ -32,12 +32,15 @@ __device__ __forceinline__ uint32_t load(const uint32_t* p) {
 
 // One step of a warp is a chunk: U consecutive requests, access j of lane l at p + j * 32 * stride, p
 // the chunk's start plus l * stride. With the stride compiled in (kStride > 0, then U = kUnroll) the
-// offsets are immediates and a step is U loads or stores at [p + imm], the adds, a 64-bit pointer bump
-// and one wrap compare. sm_90 SASS of the stride-1 read loop: 8 LDG.E [R.64+imm], 4 IADD3 (the sum,
-// three operands), IADD3 + IADD3.X (bump), ISETP.GE.U32 + ISETP.GE.U32.AND.EX (wrap), 2 SEL, and the
-// counter IADD3 + ISETP + BRA: 21 instructions for 8 loads, 2.6 issue slots per load of 128 bytes, so
-// the 4 schedulers issue faster than L1 serves one 128-byte wavefront per clock. The write loop: 8 STG
-// at immediate offsets, each value one IADD3 from the chunk's first (one IMAD for element_value).
+// offsets are immediates, so a step is U loads or stores at [p + imm], one address, the adds and one
+// wrap compare. sm_90 SASS of the stride-1 read loop (l1; l2/hbm alike with LDG.E.STRONG.GPU):
+// IMAD.WIDE.U32 (p = base + 4 off), 8 LDG.E [R.64+imm], 4 IADD3 (the sum, three operands),
+// ISETP + SEL + IADD3 (the step, mod the region), ISETP + BRA and a uniform UIADD3 (the counter):
+// 18 issue slots for 8 loads of 128 bytes, 2.25 per load, where L1 serves one 128-byte wavefront per
+// clock and 4 schedulers issue 4 instructions: the loads, not the issue slots, set the pace. The
+// write loop: 8 STG.E at immediate offsets, 8 IADD3 for the values (IMAD + IADD3 for the first), the
+// same address, step and counter: 24 slots. The kernel before this one spent ~6 per load (a masked
+// walk and a wide multiply-add per access) and reached 53 B/clk/SM from L1.
 // kStride 0 is the generic kernel: the same order, any stride, U = min(kUnroll, R) read from Args.
 // Element indices are 32-bit (mod 2^32; make_plan keeps buffers under 2^32 elements).
 template <bool kWrite, bool kL1, int kStride>
@@ -51,7 +54,9 @@ __global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) strid
   const uint32_t v = a.per_block ? warp : a.front ? blockIdx.x * warps + warp : warp * gridDim.x + blockIdx.x;
   const uint32_t start = a.front ? v % a.chunks : static_cast<uint32_t>(uint64_t(v) * a.chunks / W);
   const uint64_t region = a.per_block ? uint64_t(blockIdx.x) * a.region_elems : 0;
-  uint32_t* const base = buf + region + lane * stride;
+  uint32_t* base = buf + region + lane * stride;
+  asm("" : "+l"(base));  // opaque: else ptxas re-adds region + lane * stride to every step's address
+  __builtin_assume(__isGlobal(base));  // and still a global pointer (LDG/STG, not generic LD/ST)
   const uint32_t e0 = static_cast<uint32_t>(region) + lane * stride;  // element index of *base, mod 2^32
   uint32_t off = start * U * span;                                     // elements from base to this chunk
   uint32_t sum = 0;
