@@ -34,13 +34,13 @@ __device__ __forceinline__ uint32_t load(const uint32_t* p) {
 // the chunk's start plus l * stride. With the stride compiled in (kStride > 0, then U = kUnroll) the
 // offsets are immediates, so a step is U loads or stores at [p + imm], one address, the adds and one
 // wrap compare. sm_90 SASS of the stride-1 read loop (l1; l2/hbm alike with LDG.E.STRONG.GPU):
-// IMAD.WIDE.U32 (p = base + 4 off), 8 LDG.E [R.64+imm], 4 IADD3 (the sum, three operands),
+// IMAD.WIDE.U32 (p = base + 4 off), 16 LDG.E [R.64+imm], 8 IADD3 (the sum, three operands),
 // ISETP + SEL + IADD3 (the step, mod the region), ISETP + BRA and a uniform UIADD3 (the counter):
-// 18 issue slots for 8 loads of 128 bytes, 2.25 per load, where L1 serves one 128-byte wavefront per
-// clock and 4 schedulers issue 4 instructions: the loads, not the issue slots, set the pace. The
-// write loop: 8 STG.E at immediate offsets, 8 IADD3 for the values (IMAD + IADD3 for the first), the
-// same address, step and counter: 24 slots. The kernel before this one spent ~6 per load (a masked
-// walk and a wide multiply-add per access) and reached 53 B/clk/SM from L1.
+// 30 issue slots for 16 loads of 128 bytes, under 2 per load, where L1 serves one 128-byte wavefront
+// per clock and 4 schedulers issue 4 instructions: the loads, not the issue slots, set the pace. The
+// write loop: 16 STG.E at immediate offsets, 16 adds for the values (plus IMAD + IADD3 for
+// element_value), the same address, step and counter: 40 slots. The kernel before this one spent ~6
+// per load (a masked walk and a wide multiply-add per access) and reached 53 B/clk/SM from L1.
 // kStride 0 is the generic kernel: the same order, any stride, U = min(kUnroll, R) read from Args.
 // Element indices are 32-bit (mod 2^32; make_plan keeps buffers under 2^32 elements).
 template <bool kWrite, bool kL1, int kStride>

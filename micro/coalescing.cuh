@@ -14,7 +14,10 @@ namespace mh::coalescing {
 enum class Level { hbm, l2, l1 };
 inline const char* level_name(Level l) { return l == Level::hbm ? "hbm" : l == Level::l2 ? "l2" : "l1"; }
 
-constexpr int kUnroll = 8;       // consecutive requests per warp per step: the accesses in flight per thread
+// Consecutive requests per warp per step: the accesses in flight per thread. 16 x 4 bytes: the 64 bytes
+// per thread in flight with which 8-byte x 8 loads reach the L2 roof (micro/bench_roofs.cu); 8 x 4
+// bytes left half of that, and a deeper step also halves the loop's share of the issue slots.
+constexpr int kUnroll = 16;
 constexpr int kMaxThreads = 256;  // per block; the kernel's __launch_bounds__ fills an SM with such blocks
 // The benchmarked strides (in 4-byte elements; 33: one line per lane, no power of two). Each is compiled
 // into its own kernel, so that a step's accesses sit at immediate offsets from one pointer; any other

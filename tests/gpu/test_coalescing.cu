@@ -29,7 +29,7 @@ struct Case {
 Plan plan_of(const Case& c) {
   const uint64_t request_bytes = 128ull * c.stride;
   switch (c.shape) {
-    case Shape::hbm: return make_plan(Level::hbm, c.stride, 4, 64, 1 << 20, 0);  // 8 warps; R = 8192 / stride
+    case Shape::hbm: return make_plan(Level::hbm, c.stride, 4, 64, 2 << 20, 0);  // 8 warps; R = 16384 / stride
     case Shape::stream: return make_stream_plan(c.stride, 64, 1 << 20);
     case Shape::l2: return make_plan(Level::l2, c.stride, 5, 96, 64 * request_bytes, 64);  // R = 64
     case Shape::l1: return make_plan(Level::l1, c.stride, 3, 64, 64 * request_bytes, 64);
@@ -122,19 +122,20 @@ TEST(CoalescingPlan, RequestsAreMadeEquallyOften) {
 }
 
 TEST(CoalescingPlan, WarpsWalkChunksOfConsecutiveRequests) {
-  const Plan l2 = make_plan(Level::l2, 1, 64, 256, 1 << 20, 64);  // R = 8192, C = 1024, W = 512
-  EXPECT_EQ(l2.chunks(), 1024u);
+  const Plan l2 = make_plan(Level::l2, 1, 64, 256, 1 << 20, 64);  // R = 8192, C = 8192 / kUnroll, W = 512
+  const uint32_t C = 8192 / kUnroll;
+  EXPECT_EQ(l2.chunks(), C);
   EXPECT_EQ(l2.request(0, 0), 0u);
   EXPECT_EQ(l2.request(0, 9), 9u);
-  EXPECT_EQ(l2.request(3, 0), 3u * 1024 / 512 * kUnroll);  // walkers start C / W chunks apart
-  EXPECT_EQ(l2.request(511, 17), (1022u * kUnroll + 17) % 8192);
-  const Plan hbm = make_plan(Level::hbm, 1, 4, 64, 1 << 20, 0);  // R = 8192, C = 1024, W = 8: the front
+  EXPECT_EQ(l2.request(3, 0), 3 * C / 512 * kUnroll);  // walkers start C / W chunks apart
+  EXPECT_EQ(l2.request(511, kUnroll + 1), (511 * C / 512 * kUnroll + kUnroll + 1) % 8192);  // wraps
+  const Plan hbm = make_plan(Level::hbm, 1, 4, 64, 1 << 20, 0);  // R = 8192, W = 8: the front
   EXPECT_EQ(hbm.request(5, 3), 5u * kUnroll + 3);
   EXPECT_EQ(hbm.request(5, kUnroll + 3), (5u + 8) * kUnroll + 3);
-  const Plan stream = make_stream_plan(2, 64, 1 << 20);  // R = 4096: 512 chunks, 256 blocks of 2 warps
-  EXPECT_EQ(stream.blocks, 256);
+  const Plan stream = make_stream_plan(2, 64, 1 << 20);  // R = 4096: a warp per chunk, blocks of 2 warps
+  EXPECT_EQ(stream.blocks, 4096 / kUnroll / 2);
   EXPECT_EQ(stream.iters, kUnroll);
-  EXPECT_EQ(stream.request(300, 7), 300u * kUnroll + 7);
+  EXPECT_EQ(stream.request(100, 7), 100u * kUnroll + 7);
   const Plan tiny = make_plan(Level::l1, 128, 1, 64, 32 << 10, 64);  // R = 2 < kUnroll: chunks of 2
   EXPECT_EQ(tiny.chunk_requests(), 2u);
   EXPECT_EQ(tiny.request(1, 5), 1u);
@@ -146,8 +147,8 @@ TEST(CoalescingPlan, RejectsBadInput) {
   EXPECT_THROW(make_plan(Level::l1, 128, 1, 32, 1 << 10, 8), std::invalid_argument);   // region below one request
   EXPECT_THROW(make_plan(Level::hbm, 1, 3, 64, 1 << 20, 0), std::invalid_argument);    // 6 warps don't divide C
   EXPECT_THROW(make_plan(Level::l2, 1, 1, 32, 1 << 20, 8), std::invalid_argument);     // 8 requests can't cover R
-  EXPECT_THROW(make_plan(Level::l2, 1, 4, 64, 1 << 20, 64), std::invalid_argument);    // 8 warps x 8 steps < 1024 chunks
-  EXPECT_THROW(make_stream_plan(128, 256, 1 << 16), std::invalid_argument);            // 4 requests < one block's 64
+  EXPECT_THROW(make_plan(Level::l2, 1, 4, 64, 1 << 20, 64), std::invalid_argument);    // 8 warps x 64 requests < 8192
+  EXPECT_THROW(make_stream_plan(128, 256, 1 << 16), std::invalid_argument);            // 4 requests < one block's
 }
 
 }  // namespace
