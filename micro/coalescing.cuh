@@ -14,9 +14,10 @@ namespace mh::coalescing {
 enum class Level { hbm, l2, l1 };
 inline const char* level_name(Level l) { return l == Level::hbm ? "hbm" : l == Level::l2 ? "l2" : "l1"; }
 
-// Consecutive requests per warp per step: the accesses in flight per thread. 16 x 4 bytes: the 64 bytes
-// per thread in flight with which 8-byte x 8 loads reach the L2 roof (micro/bench_roofs.cu); 8 x 4
-// bytes left half of that, and a deeper step also halves the loop's share of the issue slots.
+// Consecutive requests per warp per step: the accesses in flight per thread. 16 x 4 bytes are the 64
+// bytes per thread in flight with which 8-byte x 8 loads came within 2 % of the L2 roof
+// (micro/bench_roofs.cu); 8 x 4 bytes would leave half of that (not measured), and a deeper step also
+// halves the loop's share of the issue slots.
 constexpr int kUnroll = 16;
 constexpr int kMaxThreads = 256;  // per block; the kernel's __launch_bounds__ fills an SM with such blocks
 // The benchmarked strides (in 4-byte elements; 33: one line per lane, no power of two). Each is compiled
@@ -33,7 +34,7 @@ constexpr int register_cap(int arch) { return arch_register_cap(kMaxThreads, arc
 // makes its requests a chunk at a time: walker v (of W in its group) makes, for i = 0 .. iters-1,
 // request k U + (i mod U) of chunk k = (start(v) + floor(i / U) * step) mod C, where
 //   hbm ("front": the grid sweeps the region in order): start(v) = v, v numbered block major,
-//     step = W, iters = R / W: each request once per launch. With W = C (stream_plan: one chunk per
+//     step = W, iters = R / W: each request once per launch. With W = C (make_stream_plan: one chunk per
 //     warp, blocks in order, not all resident) it is the one-pass stream that writes HBM fastest.
 //   l2/l1 ("walk"): start(v) = floor(v C / W), v numbered warp-in-block major so that the warps of a
 //     block (and the blocks of one SM) start far apart, step = 1. Between two visits of a chunk by
