@@ -3,7 +3,9 @@
 // that are no power of two (counter working_set_bytes):
 //   hbm: up to max(2 GiB, 8 x L2) (>= 4x L2 and, even at stride >= 8, more touched sectors than L2
 //        holds), less where free device memory is short (skipped below 4x L2); L2 flushed before every
-//        sample, each request made once per launch.
+//        sample, each request made once per launch. Reads: a resident grid sweeping the region in order;
+//        writes: the stream (one warp per chunk of kUnroll requests, blocks in order), the layout of the
+//        write roof (micro/bench_roofs.cu: 4.70 TB/s where resident grids stayed at 4.3).
 //   l2:  up to L2/4 (15 MB on a 60 MB L2), walked 1024 requests per warp per launch.
 //   l1:  every SM full of blocks, each walking its own region; the regions of one SM fill 3/4 of its
 //        unified L1 (shared-memory carve-out 0), so they stay L1-resident with headroom (16 KiB per
@@ -20,7 +22,6 @@ using namespace mh;
 using namespace mh::coalescing;
 
 constexpr int kThreads = kMaxThreads;
-constexpr int kStrides[] = {1, 2, 3, 4, 8, 16, 32, 33, 64, 128};  // 33: one line per lane, no power of two
 
 int regs(const DeviceFacts& f) { return register_cap(f.arch()); }
 // Blocks of kThreads resident on one SM, by the facts and the kernel's register cap.
@@ -29,7 +30,8 @@ uint64_t hbm_target_bytes(const DeviceFacts& f) { return std::max<uint64_t>(2ull
 
 // The plan for a working set of at most max_bytes (hbm; the others fix theirs); nullopt with `why` set
 // when none fits.
-std::optional<Plan> bench_plan(const DeviceFacts& f, Level level, int stride, uint64_t max_bytes, std::string* why) {
+std::optional<Plan> bench_plan(const DeviceFacts& f, bool write, Level level, int stride, uint64_t max_bytes,
+                               std::string* why) {
   const int fit = per_sm(f);
   if (fit < 1) {
     *why = "no block of " + std::to_string(kThreads) + " threads fits on one SM";
@@ -46,7 +48,7 @@ std::optional<Plan> bench_plan(const DeviceFacts& f, Level level, int stride, ui
                  std::to_string(max_bytes >> 20) + " MiB of device memory are usable";
           return std::nullopt;
         }
-        return make_plan(level, stride, grid, kThreads, max_bytes, 0);
+        return write ? make_stream_plan(stride, kThreads, max_bytes) : make_plan(level, stride, grid, kThreads, max_bytes, 0);
       case Level::l2: return make_plan(level, stride, grid, kThreads, f.l2_bytes / 4, 1024);
       default: return make_plan(level, stride, f.sm_count * fit, kThreads, f.l1_smem_per_sm_bytes * 3 / 4 / fit, 2048);
     }
@@ -65,12 +67,13 @@ Launch launch_of(const DeviceFacts& f, const Plan& p) {
   Launch l;
   l.threads = p.threads;
   l.blocks = p.blocks;
-  l.blocks_per_sm = (p.blocks + f.sm_count - 1) / f.sm_count;
+  const bool resident = p.blocks <= f.sm_count * per_sm(f);  // else the hbm write stream: blocks come and go
+  l.blocks_per_sm = resident ? (p.blocks + f.sm_count - 1) / f.sm_count : 0;
   l.regs_per_thread = regs(f);
   l.device_bytes = device_bytes(f, p);
   l.note = "working set " + human_bytes(p.buffer_elems() * 4.0) +
            (p.per_block_region() ? " (" + human_bytes(p.region_elems() * 4.0) + " per block, carve-out 0)" : "") +
-           (p.level == Level::hbm ? ", L2 flushed" : "");
+           (p.level == Level::hbm ? ", L2 flushed" : "") + (resident ? "" : ", one pass of blocks in order");
   return l;
 }
 
@@ -79,7 +82,7 @@ void run(benchmark::State& st, bool write, Plan p) {
   if (device_bytes(f, p) > usable_device_bytes()) {  // hbm shrinks to what is free; the others are small
     std::string why;
     const uint64_t room = usable_device_bytes() - std::min<uint64_t>(usable_device_bytes(), 2ull * f.l2_bytes + 4);
-    const std::optional<Plan> smaller = p.level == Level::hbm ? bench_plan(f, p.level, p.stride, room, &why) : std::nullopt;
+    const std::optional<Plan> smaller = p.level == Level::hbm ? bench_plan(f, write, p.level, p.stride, room, &why) : std::nullopt;
     if (!smaller) {
       skip_benchmark(st, why.empty() ? "working set does not fit in free device memory" : why);
       return;
@@ -109,7 +112,7 @@ void plan(Planner& pl) {
                                  "/stride:" + std::to_string(stride);
         std::string why;
         const uint64_t hbm = std::min<uint64_t>(hbm_target_bytes(f), f.global_mem_bytes / 2);
-        const std::optional<Plan> p = bench_plan(f, level, stride, hbm, &why);
+        const std::optional<Plan> p = bench_plan(f, write, level, stride, hbm, &why);
         if (!p) {
           pl.skip(name, why);
           continue;
