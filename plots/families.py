@@ -37,7 +37,7 @@ FAMILIES = (
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
            quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
-    Family("gemm", ("kernel",), plots=("gemm", "roofline"), sections=("gemm", "gemm_bounds"),
+    Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"), sections=("gemm", "gemm_bounds", "gemm_ladder"),
            quick="(smem|cublas)/m:(1024|4092)/", ncu="[a-z_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
            ncu_section="gemm"),
 )
