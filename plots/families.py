@@ -28,7 +28,8 @@ class Family:
 FAMILIES = (
     Family("coalescing", ("op", "level"), plots=("stride",), sections=("coalescing",), quick="read/",
            ncu="", ncu_section="coalescing"),
-    Family("ceiling", ("op", "level"), sections=("ceiling",), quick=""),
+    Family("ceiling", ("op", "level"), sections=("ceiling",), quick="", ncu="(read|write|copy)/",
+           ncu_section="ceiling"),
     Family("hierarchy", ("op",), plots=("hierarchy",), sections=("hierarchy_edges",), quick="read/"),
     Family("latency", ("kind",), plots=("latency", "latency_sm"), sections=("latency",),
            quick="(chase/ws:|sm_spread/)"),
@@ -37,8 +38,8 @@ FAMILIES = (
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
            quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
-    Family("gemm", ("kernel",), plots=("gemm", "roofline"), sections=("gemm", "gemm_bounds"),
-           quick="(smem|cublas)/m:(1024|4092)/", ncu="[a-z_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
+    Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"), sections=("gemm", "gemm_bounds", "gemm_ladder"),
+           quick="(smem|cublas)/m:(1024|4092)/", ncu="[a-z0-9_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
            ncu_section="gemm"),
 )
 BY_NAME = {f.name: f for f in FAMILIES}

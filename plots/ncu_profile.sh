@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profiles one launch of each micro pattern and of the GEMM kernels at 4092 and 4096 with Nsight
+# Profiles one launch of each micro pattern, of the ceiling roofs and of the GEMM kernels at 4092 and 4096 with Nsight
 # Compute, then tabulates the counters next to the model's predictions (ncu.md).
 # usage: plots/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
 set -euo pipefail
@@ -21,6 +21,8 @@ smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
 lts__t_sectors_srcunit_tex_op_read.sum
 dram__bytes_read.sum
 dram__bytes_write.sum
+l1tex__t_sector_hit_rate.pct
+lts__t_sector_hit_rate.pct
 EOF2
 )
 "$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"

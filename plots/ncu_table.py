@@ -27,6 +27,8 @@ OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
 FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
 L2_FROM_L1 = "lts__t_sectors_srcunit_tex_op_read.sum"
 DRAM_RD, DRAM_WR = "dram__bytes_read.sum", "dram__bytes_write.sum"
+L1_HIT, L2_HIT = "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct"
+PERCENTAGES = (OCCUPANCY, L1_HIT, L2_HIT)  # averaged over a group's kernels, weighted by kernel time
 MARKER = "mh_profile_marker"
 
 
@@ -58,14 +60,15 @@ def read_groups(path):
             v = _num(value)
             if v is None or not key or "__" not in key or key.startswith("device__"):
                 continue
-            if key == OCCUPANCY:  # a percentage: weight by kernel time
+            if key in PERCENTAGES:
                 g[key + "@w"] = g.get(key + "@w", 0.0) + v * (t or 1.0)
             else:
                 g[key] = g.get(key, 0.0) + v
         g["@t"] = g.get("@t", 0.0) + (t or 1.0)
     for g in groups:
-        if OCCUPANCY + "@w" in g:
-            g[OCCUPANCY] = g.pop(OCCUPANCY + "@w") / g["@t"]
+        for key in PERCENTAGES:
+            if key + "@w" in g:
+                g[key] = g.pop(key + "@w") / g["@t"]
     return groups
 
 
@@ -129,6 +132,53 @@ def smem_banks(pairs, tally):
     return (["## Shared memory: wavefronts per instruction (conflict ways)", "",
              "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`.", ""]
             + tables.markdown(["benchmark", "model", "ncu", "agree"], rows))
+
+
+# What confirms that a roof measures its level (issue 13): as fractions of the bytes the launch moved.
+ROOF_SLACK = 0.05   # "about zero": other-level traffic at most this fraction of the bytes moved
+HBM_AGREE = 0.10    # HBM roofs: DRAM bytes within this fraction of the bytes moved
+
+
+def roof_confirmed(level, op, moved, g):
+    """'yes' / '**no**' / 'n/a': does ncu see the traffic at the level the roof claims to measure?
+    L1: ~0 L2 sectors; L2: ~0 L1 hits and ~0 DRAM bytes; HBM: DRAM bytes (read, written, both for a copy)
+    about the bytes moved."""
+    l2_bytes = g.get(L2_FROM_L1, float("nan")) * 32
+    dram = {"read": g.get(DRAM_RD, float("nan")), "write": g.get(DRAM_WR, float("nan")),
+            "copy": g.get(DRAM_RD, float("nan")) + g.get(DRAM_WR, float("nan"))}.get(op, float("nan"))
+    if not moved or moved != moved:
+        return "n/a"
+    if level == "l1":
+        ok = l2_bytes <= ROOF_SLACK * moved
+    elif level == "l2":
+        l1_hit = g.get(L1_HIT, float("nan"))
+        ok = (dram <= ROOF_SLACK * moved) and (op != "read" or l1_hit <= 100 * ROOF_SLACK)
+    elif level == "hbm":
+        ok = abs(dram - moved) <= HBM_AGREE * moved
+    else:
+        return "n/a"
+    return "yes" if ok else "**no**"
+
+
+def ceiling(pairs, tally):
+    rows = []
+    for r, g in pairs:
+        op, level = r.fields.get("op"), r.fields.get("level")
+        moved = (r.get("bytes_per_second") or float("nan")) * (r.get(suite_json.TIME) or float("nan"))
+        mb = lambda x: _fmt(x / 1e6, 4)
+        checks = [g.get(L1_HIT), g.get(L2_FROM_L1), g.get(DRAM_RD), g.get(DRAM_WR)]
+        verdict = roof_confirmed(level, op, moved, g) if all(c is not None for c in checks) else "n/a"
+        rows.append([r.name, mb(r.get("working_set_bytes")), mb(moved), _fmt(g.get(L1_HIT, float("nan"))),
+                     _fmt(g.get(L2_FROM_L1, float("nan")) / 1e6, 4), _fmt(g.get(L2_HIT, float("nan"))),
+                     mb(g.get(DRAM_RD, float("nan"))), mb(g.get(DRAM_WR, float("nan"))), tally(verdict)])
+    return (["## Roofs: where the ceiling kernels' bytes go", "",
+             "Bytes moved: the run's `bytes_per_second` × its median time per launch. ncu: "
+             f"`{L1_HIT}`, `{L2_FROM_L1}`, `{L2_HIT}`, `{DRAM_RD}`, `{DRAM_WR}`. The level is confirmed when "
+             f"L1 roofs have L2 sectors × 32 B ≤ {ROOF_SLACK:.0%} of the bytes moved, L2 roofs L1 hits ≤ "
+             f"{ROOF_SLACK:.0%} (reads) and DRAM bytes ≤ {ROOF_SLACK:.0%}, HBM roofs DRAM bytes (read, written, or "
+             f"both for copy) within {HBM_AGREE:.0%} of the bytes moved.", ""]
+            + tables.markdown(["benchmark", "working set (MB)", "bytes moved (MB)", "L1 hit %", "L2 sectors from L1 (M)",
+                               "L2 hit %", "DRAM read (MB)", "DRAM written (MB)", "level confirmed"], rows))
 
 
 def gemm(pairs, tally):

@@ -14,6 +14,7 @@ import sys
 import bounds
 import families
 import hierarchy
+import ladder
 import latency_levels
 import suite_json
 import tables
@@ -98,6 +99,21 @@ def gemm_bounds(suite):
     if not bounds.rows(suite):
         return []
     return ["## GEMM bounds (model counts × measured unit costs)", "", bounds.markdown(suite, only_sizes={4092, 4096})]
+
+
+def gemm_ladder(suite):
+    """The GEMM ladder at the headline shape (plots/ladder.py): each kernel's GFLOP/s, % of cuBLAS, the
+    GFLOP/s its binding bound allows, that resource, and measured / bound."""
+    n, steps, cublas = ladder.steps(suite)
+    if not steps:
+        return []
+    rows = [[k, num(m, 1e-9), num(m / cublas * 100 if cublas else None), num(b, 1e-9) if b else "n/a",
+             res or "n/a", f"{b / m:.2f}" if b and m else "n/a"] for k, m, b, res in steps]
+    return ["## GEMM ladder", "",
+            f"Each kernel at {n}×{n}×{n} (`ladder.png`); the bound is the binding row of the GEMM bounds table "
+            "as GFLOP/s; time measured / bound > 1 is what the counting model leaves unexplained.", "",
+            *table(["kernel", "GFLOP/s", "% of cuBLAS", "bound GFLOP/s", "binding resource", "measured / bound"],
+                   rows)]
 
 
 def other(suite):

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Roofline: the roofs measured by the suite (FP32 FMA; HBM, L2, L1 and shared-memory bandwidth) with each
+"""Roofline: the roofs measured by the suite (FP32 FMA; HBM, L2 and L1 from the ceiling family's read roofs,
+or the coalescing sweeps in older runs; shared-memory bandwidth) with each
 GEMM kernel at 4092^3 placed once per level, at its arithmetic intensity against that level's bytes
 (from the counting model), and at its measured GFLOP/s."""
 from bounds import KERNELS, unit_costs
@@ -41,7 +42,7 @@ def main(argv=None):
         for i, (level, (_, nbytes, marker)) in enumerate(LEVELS.items()):
             b = nbytes(r) if name != "cublas" else (4.0 * 3 * 4092 ** 2 if level == "HBM" else float("nan"))
             if b == b and b > 0:
-                ax.scatter(flops / b, y, marker=marker, color=f"C{(j + 4) % 10}", edgecolor="k", zorder=3, s=45,
+                ax.scatter(flops / b, y, marker=marker, color=plt.cm.tab20(j % 20), edgecolor="k", zorder=3, s=45,
                            label=name if i == 0 or name == "cublas" else None)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

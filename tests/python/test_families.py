@@ -55,7 +55,7 @@ def test_command_line_for_run_all():
     out = lambda *a: subprocess.run([sys.executable, str(PLOTS / "families.py"), *a], capture_output=True, text=True,
                                     check=True).stdout.split()
     assert out("--plots") == families.plots() == ["stride", "hierarchy", "latency", "latency_sm", "links", "banks", "sync",
-                                                  "gemm", "roofline"]
+                                                  "gemm", "roofline", "ladder"]
     assert out("--quick-filter") == [families.quick_filter()]
     r = subprocess.run([sys.executable, str(PLOTS / "families.py")], capture_output=True, text=True)
     assert r.returncode == 2 and "one of the arguments" in r.stderr

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""GEMM ladder: measured GFLOP/s of each GEMM kernel at the headline shape (4096^3 when the run has it,
+else 4092^3) beside the GFLOP/s its binding bound allows (plots/bounds.py: model counts x unit costs of the
+same run), the binding resource written on each bar, and cuBLAS as a reference line."""
+import bounds
+from plotting import nothing_to_plot, parse_args, plt, save
+
+PROG = "ladder"
+SHAPES = (4096, 4092)  # headline first
+
+
+def shape(n):
+    return f"m:{n}/n:{n}/k:{n}"
+
+
+def headline(suite):
+    """(size, {kernel: record}) of the first headline shape the run has GEMM results at; (None, {}) if none."""
+    for n in SHAPES:
+        found = {r.fields["kernel"]: r for r in suite.ok("gemm") if r.name.endswith(shape(n))}
+        if found:
+            return n, found
+    return None, {}
+
+
+def steps(suite):
+    """(size, [(kernel, measured FLOP/s, bound FLOP/s or None, binding resource or None)]) in ladder order,
+    and cuBLAS's FLOP/s (or None)."""
+    n, found = headline(suite)
+    if not found:
+        return None, [], None
+    flops = 2.0 * n ** 3
+    bound = {r.fields["kernel"]: (flops / b[binding], binding)
+             for r, b, binding, _ in bounds.rows(suite) if r.name.endswith(shape(n)) and b[binding] > 0}
+    out = [(k, found[k].get("flops_per_second"), *bound.get(k, (None, None)))
+           for k in bounds.KERNELS if k in found]
+    cublas = found["cublas"].get("flops_per_second") if "cublas" in found else None
+    return n, out, cublas
+
+
+def main(argv=None):
+    suite, out = parse_args(PROG, __doc__, argv)
+    n, ladder, cublas = steps(suite)
+    if not ladder:
+        return nothing_to_plot(PROG, suite, "gemm/<kernel>/m:4096/n:4096/k:4096 (or 4092)")
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(ladder) + 3), 5.5))
+    xs = range(len(ladder))
+    w = 0.38
+    measured = [m / 1e9 for _, m, _, _ in ladder]
+    ax.bar([x - w / 2 for x in xs], measured, w, color="C0", label="measured")
+    with_bound = [(x, b / 1e9, res) for x, (_, _, b, res) in zip(xs, ladder) if b]
+    if with_bound:
+        ax.bar([x + w / 2 for x, _, _ in with_bound], [b for _, b, _ in with_bound], w, color="C1", alpha=0.55,
+               label="bound (binding resource)")
+        for x, b, res in with_bound:
+            ax.text(x + w / 2, b, res, rotation=90, ha="center", va="bottom", fontsize="small")
+    for x, m in zip(xs, measured):
+        ax.text(x - w / 2, m, f"{m:.0f}", ha="center", va="bottom", fontsize="x-small")
+    if cublas:
+        ax.axhline(cublas / 1e9, color="k", ls="--", lw=1.2, label=f"cuBLAS {cublas / 1e12:.3g} TFLOP/s")
+    peak = bounds.unit_costs(suite).get("ffma_per_s")
+    if peak:
+        ax.axhline(2 * peak / 1e9, color="grey", ls=":", lw=1, label=f"FP32 FMA ceiling {2 * peak / 1e12:.3g} TFLOP/s")
+    ax.set_xticks(list(xs), [k for k, *_ in ladder], rotation=20)
+    top = max(measured + [b for _, b, _ in with_bound] + [cublas / 1e9 if cublas else 0, 2 * peak / 1e9 if peak else 0])
+    ax.set_ylim(0, top * 1.3)
+    ax.set(ylabel="GFLOP/s", xlabel="kernel (ladder order)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    return save(fig, suite, f"GEMM ladder at {n}x{n}x{n}: measured against the binding bound", out, PROG)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""plots/ladder.py and the roofs plots/bounds.py takes from the ceiling family."""
+import json
+
+import pytest
+
+import bounds
+import ladder
+from conftest import run
+from suite_json import load
+
+
+def with_kernel(path, new, like="smem", speedup=3.0):
+    """Add gemm/<new>/... entries to a suite file, copied from gemm/<like>/... with time / speedup (the
+    model counts stay those of <like>: enough to see the new kernel go through bounds and the ladder)."""
+    doc = json.loads(path.read_text())
+    extra = []
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(f"gemm/{like}/"):
+            c = {k: v.replace(f"gemm/{like}/", f"gemm/{new}/") if k in ("name", "run_name") else v for k, v in e.items()}
+            if e.get("aggregate_name") != "cv":
+                c["real_time"] = e["real_time"] / speedup
+                c["flops_per_second"] = e["flops_per_second"] * speedup
+            extra.append(c)
+    doc["benchmarks"] += extra
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_ladder_png(make_json):
+    path = with_kernel(make_json(), "warptile")
+    r = run("ladder", path)
+    assert r.returncode == 0, r.stderr
+    png = path.parent / "ladder.png"
+    assert png.stat().st_size > 20_000
+
+
+def test_ladder_no_gemm_writes_no_picture(make_json):
+    path = make_json(only={"ceiling"})
+    r = run("ladder", path)
+    assert r.returncode == 0 and "no picture written" in r.stderr
+    assert not (path.parent / "ladder.png").exists()
+
+
+def test_ladder_steps_in_order_with_bounds_and_cublas(make_json):
+    s = load(with_kernel(make_json(), "warptile"))
+    n, steps, cublas = ladder.steps(s)
+    assert n == 4096
+    kernels = [k for k, *_ in steps]
+    assert kernels == [k for k in bounds.KERNELS if k in kernels] and kernels[-1] == "warptile"
+    shape = "m:4096/n:4096/k:4096"
+    assert cublas == s.value(f"gemm/cublas/{shape}", "flops_per_second")
+    k, measured, bound, res = steps[-1]
+    assert measured == pytest.approx(s.value(f"gemm/warptile/{shape}", "flops_per_second"))
+    # The copy keeps smem's counts, so its bound is smem's: same binding resource, same GFLOP/s.
+    smem = dict((k, (b, r)) for k, _, b, r in steps)["smem"]
+    assert res == smem[1] and bound == pytest.approx(smem[0])
+
+
+def test_ladder_falls_back_to_4092(make_json):
+    path = make_json()
+    s = load(path)
+    drop = [r.name for r in s.ok("gemm") if r.name.endswith("m:4096/n:4096/k:4096")]
+    n, steps, _ = ladder.steps(load(make_json(name="b.json", drop=drop)))
+    assert n == 4092 and steps
+
+
+def test_roofs_from_the_ceiling_family_else_the_coalescing_sweeps(make_json):
+    s = load(make_json())
+    u = bounds.unit_costs(s)
+    for level in ("l1", "l2", "hbm"):
+        assert u[f"{level}_bytes_per_s"] == s.value(f"ceiling/read/{level}", "bytes_per_second")
+    old = load(make_json(name="old.json", drop=[f"ceiling/read/{l}" for l in ("l1", "l2", "hbm")]))
+    u = bounds.unit_costs(old)
+    assert u["hbm_bytes_per_s"] == old.value("coalescing/read/hbm/stride:1", "useful_bytes_per_second")
+    assert u["l2_bytes_per_s"] == max(r.get("bus_bytes_per_second") for r in old.ok("coalescing")
+                                      if r.fields["op"] == "read" and r.fields["level"] == "l2")
