@@ -421,7 +421,7 @@ if [[ $N -gt 1 ]]; then
   STAGE="peer matrices"
   for mode in uni bidir; do
     (cd "$TOP_DIR" && "$PY" "$ROOT/plots/peer_matrix.py" --mode $mode "${JSONS[@]}" "${PEER_JSONS[@]}" \
-      -o "node/peer_matrix_$mode.png")
+      -o "node/peer_matrix_$mode.png") || fail "peer_matrix.py --mode $mode failed on ${JSONS[*]} ${PEER_JSONS[*]}"
   done
 fi
 
