@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole suite on one GPU: build, GPU self-check, every benchmark family with repetitions,
-# plots and report, into results/<gpu>/<UTC timestamp>/ (never overwritten).
+# plots and report, into results/<gpu>/<UTC timestamp>/ (never overwritten). --device all: every GPU of
+# the node, one after the other, into <timestamp>/gpu<i>/, and a node report (node/) that sets them side by side.
 # Everything it can check (options, GPU, prerequisites, --compare, --out, --filter) is checked before it
 # builds; one run per GPU at a time (a lock); a run that fails or is interrupted leaves RUN_DIR/FAILED.
 set -euo pipefail
@@ -15,7 +16,9 @@ usage: ./run_all.sh [options]
   --filter REGEX       only benchmarks whose name matches REGEX (Google Benchmark's filter)
   --out DIR            results root (default: results in the repository); the run goes to DIR/<gpu>/<UTC timestamp>/
   --compare BASE.json  compare the new run with BASE.json (plots/compare.py); exit 1 on a regression
-  --device N           the GPU to use (default 0)
+  --device N|all       the GPU to use (default 0); all: every GPU of the node, one per-GPU run each (its
+                       peer links to every other GPU included), then node/node.md and the peer matrices
+  --margin PCT         with --device all: flag a GPU or link more than PCT % worse than its siblings (default 10)
   --no-build           use the existing build in $BUILD_DIR (default: build, in the repository)
   --ncu                also profile the micro and GEMM kernels with Nsight Compute (ncu.md in the report)
   -h, --help           this text
@@ -24,16 +27,17 @@ environment: MH_GIT_COMMIT, MH_GIT_DIRTY (true/false) name the code in the JSON 
 exit status: 0 done, nothing regressed; 1 done, regressions against --compare; 2 unusable input (an option,
   --filter, --compare, --out, no GPU, a missing prerequisite); 3 done, benchmarks of --compare missing from
   the run; 4 the run failed (build, self-check, a benchmark; RUN_DIR/FAILED says why); 5 another
-  run_all.sh is using this GPU; 130 interrupted (RUN_DIR/FAILED).
+  run_all.sh is using this GPU (--device all: one of the GPUs); 6 (--device all) done, the node report
+  flagged a GPU or link (node/node.md); 130 interrupted (RUN_DIR/FAILED).
 EOF
 }
 
-EXIT_INPUT=2 EXIT_FAILED=4 EXIT_BUSY=5
+EXIT_INPUT=2 EXIT_FAILED=4 EXIT_BUSY=5 EXIT_FLAGGED=6
 bad_input() { echo "run_all.sh: error: $*" >&2; exit $EXIT_INPUT; }
 need_arg() { [[ $# -ge 2 && -n "$2" ]] || bad_input "$1 needs a value (see --help)"; }
 from_caller() { [[ $1 == /* ]] && echo "$1" || echo "$CALLER/$1"; }
 
-QUICK=0 FILTER="" OUT_ROOT=$ROOT/results COMPARE="" DEVICE=0 BUILD=1 NCU=0
+QUICK=0 FILTER="" OUT_ROOT=$ROOT/results COMPARE="" DEVICE=0 BUILD=1 NCU=0 MARGIN=""
 BUILD_DIR=${BUILD_DIR:-build}
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -42,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --out) need_arg "$@"; OUT_ROOT=$(from_caller "$2"); shift ;;
     --compare) need_arg "$@"; COMPARE=$(from_caller "$2"); shift ;;
     --device) need_arg "$@"; DEVICE=$2; shift ;;
+    --margin) need_arg "$@"; MARGIN=$2; shift ;;
     --no-build) BUILD=0 ;;
     --ncu) NCU=1 ;;
     -h|--help) usage; exit 0 ;;
@@ -49,19 +54,50 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-[[ $DEVICE =~ ^[0-9]{1,4}$ ]] || bad_input "--device needs a GPU index (0, 1, ...), got '$DEVICE'"
+[[ $DEVICE =~ ^([0-9]{1,4}|all)$ ]] || bad_input "--device needs a GPU index (0, 1, ...) or 'all', got '$DEVICE'"
+NODE=0
+[[ $DEVICE == all ]] && NODE=1
+if [[ -n $MARGIN ]]; then
+  [[ $NODE == 1 ]] || bad_input "--margin applies to --device all only"
+  if ! [[ $MARGIN =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v m="$MARGIN" 'BEGIN { exit !(m > 0 && m < 100) }'; then
+    bad_input "--margin needs a percentage between 0 and 100, got '$MARGIN'"
+  fi
+fi
+MARGIN=${MARGIN:-10}
+# A node run is a run per GPU: one baseline cannot stand for all of them.
+[[ $NODE == 1 && -n $COMPARE ]] &&
+  bad_input "--compare takes one GPU's run, not --device all (compare a GPU's gpu<i>/benchmarks.json with plots/compare.py)"
 
 # No GPU: one line, exit 2, before anything else.
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   echo "run_all.sh: no NVIDIA GPU visible (nvidia-smi lists none); nothing to measure" >&2
   exit $EXIT_INPUT
 fi
-GPU_INFO=$(nvidia-smi --query-gpu=name,uuid --format=csv,noheader -i "$DEVICE" 2>/dev/null) && [[ -n $GPU_INFO ]] ||
-  bad_input "GPU $DEVICE does not exist (nvidia-smi -L lists $(nvidia-smi -L | grep -c '^GPU'))"
-GPU_NAME=${GPU_INFO%%,*}
-GPU_UUID=$(sed -E 's/^[^,]*,[[:space:]]*//; s/[^A-Za-z0-9-]+/_/g' <<<"$GPU_INFO")
-[[ $GPU_INFO == *,* && -n $GPU_UUID ]] || GPU_UUID=index$DEVICE
-export CUDA_VISIBLE_DEVICES=$DEVICE
+# Name and UUID (for the lock) of GPU $1 into GPU_NAME, GPU_UUID.
+gpu_info() {
+  local info
+  info=$(nvidia-smi --query-gpu=name,uuid --format=csv,noheader -i "$1" 2>/dev/null) && [[ -n $info ]] ||
+    bad_input "GPU $1 does not exist (nvidia-smi -L lists $(nvidia-smi -L | grep -c '^GPU'))"
+  GPU_NAME=${info%%,*}
+  GPU_UUID=$(sed -E 's/^[^,]*,[[:space:]]*//; s/[^A-Za-z0-9-]+/_/g' <<<"$info")
+  [[ $info == *,* && -n $GPU_UUID ]] || GPU_UUID=index$1
+}
+if [[ $NODE == 0 ]]; then
+  gpu_info "$DEVICE"
+  export CUDA_VISIBLE_DEVICES=$DEVICE
+else
+  # Every GPU visible, in nvidia-smi's (PCI bus) order, so that CUDA's index i, gpubench --device i and
+  # MH_PEER_DEVICE=i all name nvidia-smi's GPU i.
+  mapfile -t GPUS < <(nvidia-smi -L | sed -nE 's/^GPU ([0-9]+):.*/\1/p')
+  NAMES=() UUIDS=()
+  for i in "${GPUS[@]}"; do
+    gpu_info "$i"
+    NAMES+=("$GPU_NAME") UUIDS+=("$GPU_UUID")
+  done
+  GPU_NAME=${NAMES[0]} DEVICE=${GPUS[0]}  # for what is checked once (the filter, gpubench's flags)
+  unset CUDA_VISIBLE_DEVICES
+  export CUDA_DEVICE_ORDER=PCI_BUS_ID
+fi
 
 # Prerequisites: say each one that is missing. Python: the one on PATH if it has the packages, else the
 # virtual environment tests/run.sh makes (.venv).
@@ -117,10 +153,15 @@ for pair in "MH_GIT_COMMIT=$GIT_COMMIT" "MH_GIT_DIRTY=$GIT_DIRTY" "VERSION=$SUIT
 done
 CONTEXT=--benchmark_context=git_commit=$GIT_COMMIT,git_dirty=$GIT_DIRTY,suite_version=$SUITE_VERSION
 
+# The peer benchmarks: with --device all, GPU i's own run peers with GPU i+1, and these run again for every other GPU.
+PEER_RE='^(link/peer|latency/link/peer)/'
 if [[ $QUICK == 1 ]]; then
   REPS=3 MIN_TIME=0.005
-  # A subset that still feeds every plot and headline ratio (plots/families.py).
-  [[ -n $FILTER ]] || FILTER=$("$PY" plots/families.py --quick-filter)
+  # A subset that still feeds every plot and headline ratio (plots/families.py); a node run adds the peer links.
+  if [[ -z $FILTER ]]; then
+    FILTER=$("$PY" plots/families.py --quick-filter)
+    [[ $NODE == 0 ]] || FILTER="$FILTER|$PEER_RE"
+  fi
 else
   REPS=5 MIN_TIME=0.02
 fi
@@ -131,18 +172,26 @@ grep -qE -- "$FILTER" </dev/null 2>/dev/null || status=$?
 BENCH=$BUILD_DIR/gpubench
 [[ $BUILD == 1 || -x $BENCH ]] || bad_input "$BENCH not found: build first (drop --no-build)"
 
-# The benchmarks the filter selects on this GPU, and the skip reasons of those it names that this GPU skips.
+# The benchmarks the filter selects on this GPU (LISTED: all of them), and the skip reasons of those it
+# names that this GPU skips.
 check_filter() {
-  local names
-  names=$("$BENCH" --benchmark_list_tests=true 2>/dev/null) || {
+  LISTED=$("$BENCH" --benchmark_list_tests=true 2>/dev/null) || {
     echo "run_all.sh: error: $BENCH --benchmark_list_tests failed on GPU $DEVICE" >&2; exit $EXIT_FAILED; }
-  TOTAL=$(grep -cE -- "$FILTER" <<<"$names" || true)
+  TOTAL=$(grep -cE -- "$FILTER" <<<"$LISTED" || true)
   [[ $TOTAL -gt 0 ]] || bad_input "--filter '$FILTER' matches no benchmark on $GPU_NAME ($BENCH --benchmark_list_tests lists them)"
 }
 # One run per GPU: a second one refuses at once rather than contaminate both (or touch the GPU at all).
-LOCK=${TMPDIR:-/tmp}/gpubench-$GPU_UUID.lock
-exec 9>>"$LOCK" || bad_input "cannot open the lock file $LOCK"
-flock -n 9 || { echo "run_all.sh: GPU $DEVICE ($GPU_NAME) is in use by another run_all.sh (lock $LOCK); try again when it is done" >&2; exit $EXIT_BUSY; }
+# --device all takes every GPU's lock, in index order (two node runs never each hold one and wait).
+lock_gpu() {  # index, name, UUID
+  local lock=${TMPDIR:-/tmp}/gpubench-$3.lock fd
+  exec {fd}>>"$lock" || bad_input "cannot open the lock file $lock"
+  flock -n "$fd" || { echo "run_all.sh: GPU $1 ($2) is in use by another run_all.sh (lock $lock); try again when it is done" >&2; exit $EXIT_BUSY; }
+}
+if [[ $NODE == 0 ]]; then
+  lock_gpu "$DEVICE" "$GPU_NAME" "$GPU_UUID"
+else
+  for k in "${!GPUS[@]}"; do lock_gpu "${GPUS[$k]}" "${NAMES[$k]}" "${UUIDS[$k]}"; done
+fi
 [[ $BUILD == 1 ]] || check_filter
 
 
@@ -160,118 +209,226 @@ if [[ $BUILD == 1 ]]; then
   check_filter
 fi
 
-SLUG=$(tr 'A-Z' 'a-z' <<<"$GPU_NAME" | sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/^-|-$//g')
-RUN_DIR=$OUT_ROOT/$SLUG/$(date -u +%Y%m%dT%H%M%SZ)
-[[ -e $RUN_DIR ]] && fail "$RUN_DIR exists; runs are never overwritten"
-mkdir -p "$RUN_DIR" || bad_input "cannot create $RUN_DIR"
+slug() { tr 'A-Z' 'a-z' <<<"$1" | sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/^-|-$//g'; }
+if [[ $NODE == 0 ]]; then
+  SLUG=$(slug "$GPU_NAME")
+else  # the node's GPU models, joined by '+' where they differ
+  SLUG=$(for n in "${NAMES[@]}"; do slug "$n"; done | sort -u | paste -sd+)
+fi
+TOP_DIR=$OUT_ROOT/$SLUG/$(date -u +%Y%m%dT%H%M%SZ)
+[[ -e $TOP_DIR ]] && fail "$TOP_DIR exists; runs are never overwritten"
+mkdir -p "$TOP_DIR" || bad_input "cannot create $TOP_DIR"
+RUN_DIR=$TOP_DIR  # one GPU's folder: the run's own, or (--device all) TOP_DIR/gpu<i>
+WHO=""            # "GPU i: " in a node run's stages
 # From here on, anything but reaching the end leaves FAILED saying why: the run never looks finished.
 STAGE="starting" DONE=0
 on_exit() {
   local rc=$?
-  [[ $DONE == 1 ]] || echo "run_all.sh stopped (exit $rc) during: $STAGE" >"$RUN_DIR/FAILED"
+  if [[ $DONE != 1 ]]; then
+    echo "run_all.sh stopped (exit $rc) during: $STAGE" >"$TOP_DIR/FAILED"
+    [[ $RUN_DIR == "$TOP_DIR" || ! -d $RUN_DIR ]] || cp "$TOP_DIR/FAILED" "$RUN_DIR/FAILED"
+  fi
 }
 trap on_exit EXIT
 trap 'STAGE="$STAGE (interrupted)"; exit 130' INT TERM HUP
 
 # Self-check: every kernel verified on this GPU before any number is published.
-STAGE="GPU self-check"
-say "GPU self-check (ctest -L gpu)"
-if ! ctest --test-dir "$BUILD_DIR" -L gpu -j4 --output-on-failure >"$RUN_DIR/selfcheck.log" 2>&1; then
-  grep -E "Failed|FAILED|Error" "$RUN_DIR/selfcheck.log" | head -20 >&2
-  STAGE="GPU self-check failed (selfcheck.log)"
-  fail "GPU self-check failed: refusing to publish numbers ($RUN_DIR/selfcheck.log)"
+selfcheck() {  # log file, [CUDA_VISIBLE_DEVICES for the tests]
+  local log=$1 pre=() why
+  [[ -z ${2:-} ]] || pre=(env "CUDA_VISIBLE_DEVICES=$2")
+  STAGE="${WHO}GPU self-check"
+  say "${WHO}GPU self-check (ctest -L gpu)"
+  if ! "${pre[@]}" ctest --test-dir "$BUILD_DIR" -L gpu -j4 --output-on-failure >"$log" 2>&1; then
+    grep -E "Failed|FAILED|Error" "$log" | head -20 >&2
+    STAGE="${WHO}GPU self-check failed ($(basename "$log"))"
+    fail "GPU self-check failed: refusing to publish numbers ($log)"
+  fi
+  if grep -q "Skipped" "$log"; then
+    why=$(grep -h "GPU tests skipped" "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | head -1)
+    STAGE="${WHO}GPU self-check skipped: ${why:-no reason logged}"
+    fail "GPU tests were skipped on a machine with a GPU (${why:-no reason logged}): refusing to publish numbers"
+  fi
+  rm -f "$log"
+}
+if [[ $NODE == 0 ]]; then
+  selfcheck "$RUN_DIR/selfcheck.log"
+else
+  # On each GPU: it is CUDA device 0 of the tests, the others follow (the peer tests' peer).
+  for i in "${GPUS[@]}"; do
+    WHO="GPU $i: "
+    selfcheck "$TOP_DIR/selfcheck-gpu$i.log" "$(printf '%s\n' "$i" "${GPUS[@]}" | awk '!seen[$0]++' | paste -sd,)"
+  done
+  WHO=""
 fi
-if grep -q "Skipped" "$RUN_DIR/selfcheck.log"; then
-  why=$(grep -h "GPU tests skipped" "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | head -1)
-  STAGE="GPU self-check skipped: ${why:-no reason logged}"
-  fail "GPU tests were skipped on a machine with a GPU (${why:-no reason logged}): refusing to publish numbers"
-fi
-rm -f "$RUN_DIR/selfcheck.log"
 
 # Google Benchmark 1.8 wants a unit on --benchmark_min_time ("0.02s"); 1.7 takes a plain number.
 "$BENCH" --benchmark_min_time=${MIN_TIME}s --benchmark_list_tests=true --benchmark_filter=none_at_all >/dev/null 2>&1 &&
   MIN_TIME=${MIN_TIME}s
 # Model predictions once per benchmark in model.json, where gpubench can write them.
-MODEL_OUT=()
-"$BENCH" --model_out=/dev/null --benchmark_list_tests=true --benchmark_filter=none_at_all >/dev/null 2>&1 &&
-  MODEL_OUT=(--model_out="$RUN_DIR/model.json")
+MODEL_OUT=0
+"$BENCH" --model_out=/dev/null --benchmark_list_tests=true --benchmark_filter=none_at_all >/dev/null 2>&1 && MODEL_OUT=1
 
-STAGE="benchmarks (gpubench)"
-say "running $TOTAL benchmarks x $REPS repetitions on $GPU_NAME -> $RUN_DIR"
-k=0 family=""
-set +e
-"$BENCH" --benchmark_filter="$FILTER" --benchmark_repetitions=$REPS --benchmark_min_time=$MIN_TIME \
-  --benchmark_display_aggregates_only=true --benchmark_out="$RUN_DIR/benchmarks.json" \
-  --benchmark_out_format=json "$CONTEXT" "${MODEL_OUT[@]}" 2>"$RUN_DIR/gpubench.stderr" |
-  while IFS= read -r line; do
-    [[ $line == *_median* ]] || continue
-    k=$((k + 1))
-    name=${line%%/manual_time_median*}
-    [[ ${name%%/*} != "$family" ]] && family=${name%%/*} && say "family $family"
-    printf '[%4ds] %4d/%d  %s\n' $((SECONDS - START)) "$k" "$TOTAL" "$name"
-  done
-status=${PIPESTATUS[0]}
-set -e
-if [[ $status -ne 0 ]]; then
-  cat "$RUN_DIR/gpubench.stderr" >&2
-  STAGE="benchmarks: gpubench exited with $status (gpubench.stderr)"
-  fail "gpubench exited with $status"
-fi
-[[ -s $RUN_DIR/gpubench.stderr ]] || rm -f "$RUN_DIR/gpubench.stderr"
+GPU_INDEX=""  # a node run's GPU, every GPU being visible (gpubench --device); one GPU: CUDA_VISIBLE_DEVICES picks it
+PEER=""       # a node run's MH_PEER_DEVICE
+# gpubench over a filter into a JSON file with the run's repetitions, showing which family runs and how far along.
+run_bench() {  # JSON, filter, how many benchmarks it selects, stderr file, [more gpubench flags]
+  local out=$1 filter=$2 count=$3 err=$4 pre=() dev=() k=0 family="" status
+  shift 4
+  [[ -z $PEER ]] || pre=(env "MH_PEER_DEVICE=$PEER")
+  [[ -z $GPU_INDEX ]] || dev=(--device="$GPU_INDEX")
+  set +e
+  "${pre[@]}" "$BENCH" "${dev[@]}" --benchmark_filter="$filter" --benchmark_repetitions=$REPS \
+    --benchmark_min_time=$MIN_TIME --benchmark_display_aggregates_only=true --benchmark_out="$out" \
+    --benchmark_out_format=json "$CONTEXT" "$@" 2>"$err" |
+    while IFS= read -r line; do
+      [[ $line == *_median* ]] || continue
+      k=$((k + 1))
+      name=${line%%/manual_time_median*}
+      [[ ${name%%/*} != "$family" ]] && family=${name%%/*} && say "family $family"
+      printf '[%4ds] %4d/%d  %s\n' $((SECONDS - START)) "$k" "$count" "$name"
+    done
+  status=${PIPESTATUS[0]}
+  set -e
+  if [[ $status -ne 0 ]]; then
+    cat "$err" >&2
+    STAGE="${WHO}benchmarks: gpubench exited with $status ($(basename "$err"))"
+    fail "gpubench exited with $status"
+  fi
+  [[ -s $err ]] || rm -f "$err"
+}
 
 # A benchmark that failed its own verification is an error, not a number; a skip is not an error, but
 # its reason is shown.
-STAGE="checking for benchmark errors"
-set +e
-"$PY" plots/check_errors.py "$RUN_DIR/benchmarks.json" >"$RUN_DIR/skipped.txt"
-status=$?
-set -e
-if [[ -s $RUN_DIR/skipped.txt ]]; then
-  say "$(wc -l <"$RUN_DIR/skipped.txt") benchmarks skipped on this GPU (skipped.txt):"
-  sed 's/^check_errors: skipped /  /' "$RUN_DIR/skipped.txt"
-else
-  rm -f "$RUN_DIR/skipped.txt"
-fi
-if [[ $status -ne 0 ]]; then
-  STAGE="some benchmarks reported errors (run plots/check_errors.py on benchmarks.json)"
-  fail "some benchmarks reported errors (listed above); $RUN_DIR is marked FAILED"
-fi
-
-if [[ $NCU == 1 ]]; then
-  if ! command -v ncu >/dev/null; then
-    say "ncu not found: skipping the ncu cross-check"
-  else
-    STAGE="ncu profiling"
-    say "profiling with ncu"
-    bash plots/ncu_profile.sh "$BENCH" "$RUN_DIR" || say "ncu profiling failed or is not permitted here: skipped (see $RUN_DIR/ncu.log)"
-  fi
-fi
-
-rc=0
-if [[ -n $COMPARE ]]; then
-  STAGE="comparing with $COMPARE"
-  say "comparing with $COMPARE"
-  allow=()
-  [[ $FILTER == . ]] || allow=(--allow-missing)  # a subset misses the rest of a full baseline by design
+check_run() {  # JSON, file for the skip reasons
+  local json=$1 skipped=$2 status
+  STAGE="${WHO}checking for benchmark errors"
   set +e
-  "$PY" plots/compare.py "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt"
-  rc=$?
+  "$PY" plots/check_errors.py "$json" >"$skipped"
+  status=$?
   set -e
-  cat "$RUN_DIR/compare.txt"
-  [[ $rc -eq 0 || $rc -eq 1 || $rc -eq 3 ]] || fail "compare.py exited with $rc on $RUN_DIR/benchmarks.json"
+  if [[ -s $skipped ]]; then
+    say "$(wc -l <"$skipped") benchmarks skipped on this GPU ($(basename "$skipped")):"
+    sed 's/^check_errors: skipped /  /' "$skipped"
+  else
+    rm -f "$skipped"
+  fi
+  if [[ $status -ne 0 ]]; then
+    STAGE="${WHO}some benchmarks reported errors (run plots/check_errors.py on $(basename "$json"))"
+    fail "some benchmarks reported errors (listed above); $TOP_DIR is marked FAILED"
+  fi
+}
+
+# One GPU's run into RUN_DIR: benchmarks, errors, ncu, --compare, plots, report.
+rc=0
+run_gpu() {  # how the GPU is named in the progress line
+  local model=() pre=()
+  [[ $MODEL_OUT == 0 ]] || model=(--model_out="$RUN_DIR/model.json")
+  STAGE="${WHO}benchmarks (gpubench)"
+  say "running $TOTAL benchmarks x $REPS repetitions on $1 -> $RUN_DIR"
+  run_bench "$RUN_DIR/benchmarks.json" "$FILTER" "$TOTAL" "$RUN_DIR/gpubench.stderr" "${model[@]}"
+  check_run "$RUN_DIR/benchmarks.json" "$RUN_DIR/skipped.txt"
+
+  if [[ $NCU == 1 ]]; then
+    if ! command -v ncu >/dev/null; then
+      say "ncu not found: skipping the ncu cross-check"
+    else
+      STAGE="${WHO}ncu profiling"
+      say "${WHO}profiling with ncu"
+      # In a node run the GPU is made CUDA device 0, the one ncu_profile.sh profiles.
+      [[ -z $GPU_INDEX ]] || pre=(env "CUDA_VISIBLE_DEVICES=$GPU_INDEX")
+      "${pre[@]}" bash plots/ncu_profile.sh "$BENCH" "$RUN_DIR" ||
+        say "ncu profiling failed or is not permitted here: skipped (see $RUN_DIR/ncu.log)"
+    fi
+  fi
+
+  if [[ -n $COMPARE ]]; then
+    STAGE="comparing with $COMPARE"
+    say "comparing with $COMPARE"
+    allow=()
+    [[ $FILTER == . ]] || allow=(--allow-missing)  # a subset misses the rest of a full baseline by design
+    set +e
+    "$PY" plots/compare.py "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt"
+    rc=$?
+    set -e
+    cat "$RUN_DIR/compare.txt"
+    [[ $rc -eq 0 || $rc -eq 1 || $rc -eq 3 ]] || fail "compare.py exited with $rc on $RUN_DIR/benchmarks.json"
+  fi
+
+  STAGE="${WHO}plots and report"
+  say "${WHO}plots and report"
+  for script in $("$PY" plots/families.py --plots); do
+    "$PY" "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png"
+  done
+  "$PY" plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
+}
+
+if [[ $NODE == 0 ]]; then
+  run_gpu "$GPU_NAME"
+  DONE=1
+  say "done: $RUN_DIR"
+  case $rc in
+    1) echo "run_all.sh: regressions against $COMPARE (see $RUN_DIR/compare.txt)" >&2 ;;
+    3) echo "run_all.sh: benchmarks of $COMPARE are missing from this run (see $RUN_DIR/compare.txt)" >&2 ;;
+  esac
+  exit $rc
 fi
 
-STAGE="plots and report"
-say "plots and report"
-for script in $("$PY" plots/families.py --plots); do
-  "$PY" "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png"
+# --device all: GPU i's own run peers with GPU i+1 (the node report compares those links GPU by GPU); with
+# more than two GPUs the peer benchmarks the filter selects run again for every other GPU j (gpu<i>/peer<j>.json),
+# so that the peer matrices have every pair.
+unset MH_PEER_DEVICE
+N=${#GPUS[@]}
+PAIR_NAMES=$(grep -E -- "$FILTER" <<<"$LISTED" | grep -E -- "$PEER_RE" || true)
+PAIR_TOTAL=$(grep -c . <<<"$PAIR_NAMES" || true)
+if [[ $PAIR_TOTAL -eq $(grep -cE -- "$PEER_RE" <<<"$LISTED" || true) ]]; then
+  PAIR_FILTER=$PEER_RE
+else  # the filter takes some of them: exactly those, by name
+  PAIR_FILTER="^($(sed 's/[].[*^$+?(){}|\\]/\\&/g' <<<"$PAIR_NAMES" | paste -sd'|'))\$"
+fi
+JSONS=() PEER_JSONS=()
+for k in "${!GPUS[@]}"; do
+  i=${GPUS[$k]} GPU_NAME=${NAMES[$k]} WHO="GPU ${GPUS[$k]}: "
+  RUN_DIR=$TOP_DIR/gpu$i GPU_INDEX=$i PEER=""
+  [[ $N -lt 2 ]] || PEER=${GPUS[$(((k + 1) % N))]}
+  mkdir -p "$RUN_DIR"
+  say "GPU $i ($GPU_NAME)${PEER:+, peer GPU $PEER}"
+  run_gpu "GPU $i ($GPU_NAME)"
+  JSONS+=("gpu$i/benchmarks.json")
+  [[ $N -gt 2 && $PAIR_TOTAL -gt 0 ]] || continue
+  first_peer=$PEER
+  for j in "${GPUS[@]}"; do
+    [[ $j != "$i" && $j != "$first_peer" ]] || continue
+    PEER=$j STAGE="GPU $i: peer benchmarks with GPU $j"
+    say "GPU $i: $PAIR_TOTAL peer benchmarks with GPU $j -> $RUN_DIR/peer$j.json"
+    run_bench "$RUN_DIR/peer$j.json" "$PAIR_FILTER" "$PAIR_TOTAL" "$RUN_DIR/peer$j.stderr"
+    check_run "$RUN_DIR/peer$j.json" "$RUN_DIR/skipped-peer$j.txt"
+    PEER_JSONS+=("gpu$i/peer$j.json")
+  done
 done
-"$PY" plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
+RUN_DIR=$TOP_DIR WHO=""
+
+# The node report: the GPUs side by side, anything more than MARGIN % worse than its siblings flagged.
+STAGE="node report"
+NODE_DIR=$TOP_DIR/node
+mkdir -p "$NODE_DIR"
+say "node report ($N GPUs, margin $MARGIN %) -> $NODE_DIR/node.md"
+set +e
+(cd "$TOP_DIR" && "$PY" "$ROOT/plots/node_report.py" --margin "$MARGIN" "${JSONS[@]}" -o node/node.md >/dev/null)
+node_rc=$?
+set -e
+[[ $node_rc -eq 0 || $node_rc -eq 1 ]] || fail "node_report.py exited with $node_rc on ${JSONS[*]}"
+if [[ $N -gt 1 ]]; then
+  STAGE="peer matrices"
+  for mode in uni bidir; do
+    (cd "$TOP_DIR" && "$PY" "$ROOT/plots/peer_matrix.py" --mode $mode "${JSONS[@]}" "${PEER_JSONS[@]}" \
+      -o "node/peer_matrix_$mode.png") || fail "peer_matrix.py --mode $mode failed on ${JSONS[*]} ${PEER_JSONS[*]}"
+  done
+fi
 
 DONE=1
-say "done: $RUN_DIR"
-case $rc in
-  1) echo "run_all.sh: regressions against $COMPARE (see $RUN_DIR/compare.txt)" >&2 ;;
-  3) echo "run_all.sh: benchmarks of $COMPARE are missing from this run (see $RUN_DIR/compare.txt)" >&2 ;;
-esac
-exit $rc
+say "done: $TOP_DIR"
+if [[ $node_rc -eq 1 ]]; then
+  echo "run_all.sh: the node report flags a GPU or link more than $MARGIN % worse than its siblings (see $NODE_DIR/node.md)" >&2
+  exit $EXIT_FLAGGED
+fi
+exit 0

@@ -3,6 +3,7 @@ compiler put on PATH, so that its argument handling, its checks before building,
 and the exit codes can be exercised (issue 10)."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -12,34 +13,53 @@ from pathlib import Path
 
 import pytest
 
+import link_synth
 import synth
 from conftest import ROOT
 
 RUN_ALL = ROOT / "run_all.sh"
 UUID = "GPU-0a1b2c3d"
 
-NVIDIA_SMI = f"""#!/bin/sh
-# Stand-in: one H200, index 0.
+
+def gpu_uuid(i):
+    return UUID if i == 0 else f"{UUID}-{i}"
+
+
+def nvidia_smi(n):
+    """Stand-in nvidia-smi: n H200s, indices 0 .. n-1."""
+    listing = "\n".join(f"GPU {i}: NVIDIA H200 (UUID: {gpu_uuid(i)})" for i in range(n))
+    query = "".join(f'*"-i {i}"*) echo "NVIDIA H200, {gpu_uuid(i)}" ;; ' for i in range(n))
+    return f"""#!/bin/sh
+# Stand-in: {n} H200(s).
 case "$*" in
-  -L) echo "GPU 0: NVIDIA H200 (UUID: {UUID})" ;;
-  *query-gpu*) case "$*" in *"-i 0"*) echo "NVIDIA H200, {UUID}" ;; *) echo "No devices were found" >&2; exit 6 ;; esac ;;
+  -L) printf '%s\\n' "{listing}" ;;
+  *query-gpu*) case "$*" in {query}*) echo "No devices were found" >&2; exit 6 ;; esac ;;
 esac
 """
-# Stand-in gpubench: lists the names in $FAKE_NAMES; a run copies $FAKE_JSON to --benchmark_out, prints median
-# lines, sleeps $FAKE_SLEEP seconds and exits $FAKE_RC.
+
+
+NVIDIA_SMI = nvidia_smi(1)
+# Stand-in gpubench: lists the names in $FAKE_NAMES; a run copies $FAKE_JSON (with $FAKE_JSON_DIR:
+# gpu<--device>-peer<MH_PEER_DEVICE or none>.json from there) to --benchmark_out, prints median lines, sleeps
+# $FAKE_SLEEP seconds and exits $FAKE_RC. $FAKE_LOG: the last run's flags; $FAKE_LOG.all: every run's, after
+# its MH_PEER_DEVICE.
 GPUBENCH = """#!/bin/bash
-out=""
+out="" dev=0
 for a in "$@"; do
   case $a in
     --benchmark_list_tests=true) list=1 ;;
     --benchmark_filter=none_at_all) none=1 ;;
     --benchmark_out=*) out=${a#--benchmark_out=} ;;
     --model_out=*) model=${a#--model_out=} ;;
+    --device=*) dev=${a#--device=} ;;
   esac
 done
 if [[ -n ${list:-} ]]; then [[ -n ${none:-} ]] || cat "$FAKE_NAMES"; exit 0; fi
 echo "$@" >"$FAKE_LOG"
-cp "$FAKE_JSON" "$out"
+echo "MH_PEER_DEVICE=${MH_PEER_DEVICE:-none} $*" >>"$FAKE_LOG.all"
+src=$FAKE_JSON
+[[ -z ${FAKE_JSON_DIR:-} ]] || src=$FAKE_JSON_DIR/gpu$dev-peer${MH_PEER_DEVICE:-none}.json
+cp "$src" "$out"
 while read -r n; do echo "${n}_median 1 us"; done <"$FAKE_NAMES"
 sleep "${FAKE_SLEEP:-0}"
 exit "${FAKE_RC:-0}"
@@ -275,4 +295,168 @@ def test_bad_code_identity_is_one_line_exit_2(env, var, value):
     e, tmp = env
     r = run_all(dict(e, **{var: value}), "--no-build", "--out", tmp / "out")
     assert r.returncode == 2 and var in one_line(r)
+    assert not (tmp / "out").exists()
+
+
+# ---- --device all: every GPU of the node, a node report, the peer matrices (issue 17) ----
+
+PEER_RE = re.compile(r"^(link/peer|latency/link/peer)/")
+
+
+def node(env, n, scales=None):
+    """Turn the env fixture into an n-GPU node: nvidia-smi lists n H200s, and gpubench --device i with
+    MH_PEER_DEVICE=j writes a link_synth run of GPU i peering with j (scales[i]: that GPU's rate factors)."""
+    e, tmp = env
+    executable(tmp / "bin" / "nvidia-smi", nvidia_smi(n))
+    (tmp / "node").mkdir()
+    names = {}
+    for i in range(n):
+        for j in [j for j in range(n) if j != i] or [None]:
+            doc = link_synth.write(tmp / "node" / f"gpu{i}-peer{'none' if j is None else j}.json", device=i, peer=j,
+                                   seed=i, scale=(scales or {}).get(i))
+            names.update(dict.fromkeys(x["run_name"] for x in json.loads(Path(doc).read_text())["benchmarks"]))
+    (tmp / "names.txt").write_text("\n".join(names) + "\n")
+    # The self-check records which devices it saw.
+    (tmp / "build" / "CTestTestfile.cmake").write_text(
+        f'add_test(gpu_tests "/bin/sh" "-c" "echo $CUDA_VISIBLE_DEVICES >>{tmp}/selfcheck.devices")\n'
+        'set_tests_properties(gpu_tests PROPERTIES LABELS gpu)\n')
+    return dict(e, FAKE_JSON_DIR=str(tmp / "node")), tmp, list(names)
+
+
+def gpubench_runs(tmp):
+    """(MH_PEER_DEVICE, {flag: value}) of every gpubench run, in order."""
+    out = []
+    for line in (tmp / "gpubench.args.all").read_text().splitlines():
+        peer, *flags = line.split()
+        out.append((peer.removeprefix("MH_PEER_DEVICE="), dict(f.split("=", 1) for f in flags if "=" in f)))
+    return out
+
+
+def test_node_run_two_gpus(env):
+    e, tmp, _ = node(env, 2)
+    r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run,) = runs(tmp / "out")
+    assert not (run / "FAILED").exists()
+    for i in (0, 1):
+        assert {"benchmarks.json", "report.md", "links.png"} <= {p.name for p in (run / f"gpu{i}").iterdir()}
+        assert not list((run / f"gpu{i}").glob("peer*.json"))  # two GPUs: each run already has the pair
+    # Each GPU self-checked as CUDA device 0, its sibling next; each ran once, peering with the other.
+    assert (tmp / "selfcheck.devices").read_text().split() == ["0,1", "1,0"]
+    assert [(p, f["--device"]) for p, f in gpubench_runs(tmp)] == [("1", "0"), ("0", "1")]
+    assert [f["--model_out"] for _, f in gpubench_runs(tmp)] == [f"{run}/gpu{i}/model.json" for i in (0, 1)]
+    md = (run / "node" / "node.md").read_text()
+    assert "Node report: 2 GPU(s)" in md and "gpu0/benchmarks.json" in md and "gpu1/benchmarks.json" in md
+    assert "Nothing flagged" in md and "within 10 %" in md
+    assert (run / "node" / "peer_matrix_uni.png").stat().st_size > 0
+    assert (run / "node" / "peer_matrix_bidir.png").stat().st_size > 0
+
+
+def test_node_run_flags_a_slow_gpu_with_exit_6(env):
+    e, tmp, _ = node(env, 2, scales={1: {"link/h2d/pinned": 0.8}})
+    r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
+    assert r.returncode == 6 and "flags a GPU or link" in r.stderr, r.stdout + r.stderr
+    (run,) = runs(tmp / "out")
+    assert not (run / "FAILED").exists()  # the run is complete: the node is what failed the check
+    flagged = (run / "node" / "node.md").read_text().split("## Flagged")[1].split("##")[0]
+    assert "link/h2d/pinned/ce/bytes:1073741824 | bytes_per_second | GPU 1" in flagged and "GPU 0" not in flagged
+    r = run_all(e, "--device", "all", "--no-build", "--margin", "25", "--out", tmp / "wide")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run,) = runs(tmp / "wide")
+    assert "within 25 %" in (run / "node" / "node.md").read_text()
+
+
+def test_node_run_one_gpu(env):
+    e, tmp, _ = node(env, 1)
+    r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run,) = runs(tmp / "out")
+    assert (run / "gpu0" / "report.md").exists() and not (run / "FAILED").exists()
+    assert [(p, f["--device"]) for p, f in gpubench_runs(tmp)] == [("none", "0")]
+    assert "One GPU: nothing to compare" in (run / "node" / "node.md").read_text()
+    assert not list((run / "node").glob("*.png"))
+
+
+def test_node_run_three_gpus_measures_every_pair(env):
+    import peer_matrix
+    import suite_json
+    e, tmp, _ = node(env, 3)
+    r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (run,) = runs(tmp / "out")
+    # Own run with i+1, the peer subset again with the remaining GPU.
+    assert [(p, f["--device"]) for p, f in gpubench_runs(tmp)] == [
+        ("1", "0"), ("2", "0"), ("2", "1"), ("0", "1"), ("0", "2"), ("1", "2")]
+    pair_filters = {f["--benchmark_filter"] for p, f in gpubench_runs(tmp)[1::2]}
+    assert pair_filters == {PEER_RE.pattern}
+    files = [run / f"gpu{i}" / "benchmarks.json" for i in range(3)] + \
+        [run / "gpu0" / "peer2.json", run / "gpu1" / "peer0.json", run / "gpu2" / "peer1.json"]
+    cells = peer_matrix.cells([suite_json.load(f) for f in files], "uni")
+    assert set(cells) == {(i, j) for i in range(3) for j in range(3) if i != j}
+    assert (run / "node" / "peer_matrix_uni.png").exists()
+
+
+def test_node_run_pair_filter_keeps_to_the_users_filter(env):
+    e, tmp, names = node(env, 3)
+    user = "^(ceiling/|link/peer/uni/ce/)"
+    r = run_all(e, "--device", "all", "--no-build", "--filter", user, "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    pair = gpubench_runs(tmp)[1][1]["--benchmark_filter"]
+    wanted = {n for n in names if re.search(user, n) and PEER_RE.search(n)}
+    assert wanted and {n for n in names if re.search(pair, n)} == wanted
+
+
+def test_node_run_takes_every_gpus_lock(env):
+    e, tmp, _ = node(env, 2)
+    p = subprocess.Popen(["bash", str(RUN_ALL), "--device", "all", "--no-build", "--out", str(tmp / "out")],
+                         env=dict(e, FAKE_SLEEP="30"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while not (tmp / "gpubench.args").exists() and time.time() < deadline:
+            time.sleep(0.2)
+        for i in (0, 1):
+            held = subprocess.run(["flock", "-n", str(tmp / f"gpubench-{gpu_uuid(i)}.lock"), "true"])
+            assert held.returncode == 1, f"GPU {i}'s lock is free during a node run"
+        r = run_all(e, "--device", "1", "--no-build", "--out", tmp / "single")
+        assert r.returncode == 5 and "GPU 1" in one_line(r)
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.communicate(timeout=60)
+
+
+def test_node_run_refuses_when_one_gpu_is_busy(env):
+    e, tmp, _ = node(env, 2)
+    holder = subprocess.Popen(["flock", str(tmp / f"gpubench-{gpu_uuid(1)}.lock"), "sleep", "60"])
+    try:
+        time.sleep(0.5)
+        r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
+        assert r.returncode == 5 and "GPU 1 (NVIDIA H200) is in use" in one_line(r)
+        assert not (tmp / "out").exists() and not (tmp / "gpubench.args").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_node_run_failure_leaves_FAILED(env):
+    e, tmp, _ = node(env, 2)
+    r = run_all(dict(e, FAKE_RC="1"), "--device", "all", "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "gpubench exited with 1" in r.stderr
+    (run,) = runs(tmp / "out")
+    assert "GPU 0: benchmarks: gpubench exited with 1" in (run / "FAILED").read_text()
+    assert (run / "gpu0" / "FAILED").exists() and not (run / "gpu1").exists()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--device", "all", "--compare", "BASE"], "--compare takes one GPU's run, not --device all"),
+    (["--margin", "5"], "--margin applies to --device all only"),
+    (["--device", "all", "--margin", "0"], "--margin needs a percentage"),
+    (["--device", "all", "--margin", "abc"], "--margin needs a percentage"),
+    (["--device", "al"], "--device needs a GPU index (0, 1, ...) or 'all'"),
+])
+def test_node_run_bad_arguments(env, args, says):
+    e, tmp, _ = node(env, 2)
+    synth.write(tmp / "BASE", only={"ceiling"})
+    r = run_all(e, "--no-build", "--out", tmp / "out", *args, cwd=tmp)
+    assert r.returncode == 2 and says in one_line(r)
     assert not (tmp / "out").exists()
