@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -148,7 +149,12 @@ TEST(Link, NvmlReportsAPlausibleLink) {
   EXPECT_GE(li.pcie_gen_max, li.pcie_gen_current);
   EXPECT_TRUE(std::set<int>({1, 2, 4, 8, 16, 32}).count(li.pcie_width_current)) << li.pcie_width_current;
   EXPECT_GT(li.pcie_peak(), 0.0);
-  if (li.nvlink_count > 0) EXPECT_GT(li.nvlink_link_bytes_per_second, 1e9);
+  // A per-link rate, when NVML gives one (the speed field, or a version the table knows), is a real one. Seen
+  // on a two-H200 VM: 18 active links, the speed field refused and a version outside the table, so no peak;
+  // the context then carries nvlink_count and nvlink_version and no nvlink_peak_bytes_per_second.
+  if (li.nvlink_count > 0 && !li.nvlink_rate_source.empty()) EXPECT_GT(li.nvlink_link_bytes_per_second, 1e9);
+  if (li.nvlink_count > 0 && li.nvlink_rate_source.empty())
+    std::printf("[ link     ] %d NVLinks active, version %d: no per-link rate from NVML\n", li.nvlink_count, li.nvlink_version);
 }
 
 // Host only: Sattolo's permutation is one cycle through every element; walk() follows it.
