@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <set>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -106,12 +107,17 @@ class RunPlanner final : public Planner {
     benchmark::RegisterBenchmark(name.c_str(), [reason](benchmark::State& st) {
       skip_state(st, reason);
       for (auto _ : st) {}  // 1.7 runs the loop once even after a skip; harmless here
-    })->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(1);
+    })->UseManualTime()->Unit(benchmark::kMicrosecond);  // no Iterations(): it would add "/iterations:1" to the name
   }
-  void context(const std::string& key, const std::string& value) override { benchmark::AddCustomContext(key, value); }
+  // Several families may publish the same fact (e.g. l1_smem_per_sm_bytes); Google Benchmark warns on a
+  // repeated key, so each key is added once.
+  void context(const std::string& key, const std::string& value) override {
+    if (context_keys_.insert(key).second) benchmark::AddCustomContext(key, value);
+  }
 
  private:
   const DeviceFacts& f_;
+  std::set<std::string> context_keys_;
   uint64_t added_ = 0;
 };
 

@@ -15,6 +15,7 @@ Every script in plots/ reads its input through load(), so the JSON assumptions l
 """
 import json
 import math
+import re
 import os
 import statistics
 import sys
@@ -119,7 +120,8 @@ def logical_name(entry):
         run_name = entry["name"]
         if entry.get("run_type") == "aggregate":
             run_name = run_name.removesuffix("_" + entry.get("aggregate_name", ""))
-    return families.canonical(run_name.removesuffix("/manual_time"))
+    # Skips registered before 2026-11-30T23:00 carried Google Benchmark's "/iterations:1" (a fixed count).
+    return families.canonical(re.sub(r"/iterations:1$", "", run_name.removesuffix("/manual_time")))
 
 
 def _values(entry):
