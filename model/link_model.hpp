@@ -33,15 +33,25 @@ inline double pcie_peak_bytes_per_second(int gen, int width) {
   return width > 0 ? pcie_lane_bytes_per_second(gen) * width : 0.0;
 }
 
-// Per link and direction, by NVLink version as NVML numbers them (1 P100, 2 V100, 3 A100, 4 H100/H200,
-// 5 B200); 0 when unknown. Only a fallback for drivers without the speed field.
+// nvmlDeviceGetNvLinkVersion answers with an nvmlNvlinkVersion_t, not the generation: 1 = NVLink 1.0,
+// 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0 (H100/H200), 7 = 5.0 (B200); 0 invalid. The generation it
+// names, "4.0" for 6; nullptr when unknown.
+inline const char* nvlink_generation(int version) {
+  static const char* const names[] = {"1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0"};
+  return version >= 1 && version <= 7 ? names[version - 1] : nullptr;
+}
+
+// Per link and direction, by that NVML version: lanes x lane rate / 8; 0 when unknown. Only a fallback
+// for drivers without the speed field (a two-H200 VM refused it and answered 6: 18 x 26.5625 GB/s).
 inline double nvlink_version_bytes_per_second(int version) {
   switch (version) {
-    case 1: return 8 * 20.0e9 / 8;       // 8 lanes x 20 Gbit/s
-    case 2: return 8 * 25.78125e9 / 8;   // 8 lanes x 25.78 Gbit/s
-    case 3: return 4 * 50.0e9 / 8;       // 4 lanes x 50 Gbit/s
-    case 4: return 2 * 106.25e9 / 8;     // 2 lanes x 106.25 Gbit/s (PAM4)
-    case 5: return 2 * 200.0e9 / 8;      // 2 lanes x 200 Gbit/s
+    case 1: return 8 * 20.0e9 / 8;       // 1.0 (P100): 8 lanes x 20 Gbit/s
+    case 2:                              // 2.0 (V100)
+    case 3: return 8 * 25.78125e9 / 8;   // 2.2: 8 lanes x 25.78 Gbit/s
+    case 4:                              // 3.0 (A100)
+    case 5: return 4 * 50.0e9 / 8;       // 3.1: 4 lanes x 50 Gbit/s
+    case 6: return 2 * 106.25e9 / 8;     // 4.0 (H100/H200): 2 lanes x 106.25 Gbit/s (PAM4)
+    case 7: return 2 * 200.0e9 / 8;      // 5.0 (B200): 2 lanes x 200 Gbit/s
     default: return 0.0;
   }
 }
@@ -54,7 +64,7 @@ struct LinkInfo {
   int pcie_width_max = 0;
   int pcie_width_current = 0;      // the trained width: a degraded link (x8 in an x16 slot) shows here
   int nvlink_count = 0;            // active links
-  int nvlink_version = 0;
+  int nvlink_version = 0;           // NVML's nvmlNvlinkVersion_t (6 = NVLink 4.0), see nvlink_generation()
   double nvlink_link_bytes_per_second = 0;  // per link and direction
   std::string nvlink_rate_source;           // "nvml speed field" or "nvlink version table"
 
@@ -69,8 +79,8 @@ inline std::string format_number(double v) {
   return buf;
 }
 
-// JSON context entries: pcie_gen, pcie_width, pcie_peak_bytes_per_second, nvlink_count and
-// nvlink_peak_bytes_per_second (per direction) when known, plus what they came from. Keys whose value
+// JSON context entries: pcie_gen, pcie_width, pcie_peak_bytes_per_second, nvlink_count, nvlink_version
+// (NVML's enum) with nvlink_generation ("4.0"), and nvlink_peak_bytes_per_second (per direction) when known, plus what they came from. Keys whose value
 // is unknown are left out, so that a reader never mistakes a 0 for a measured peak.
 inline std::vector<std::pair<std::string, std::string>> link_context_entries(const LinkInfo& li) {
   std::vector<std::pair<std::string, std::string>> out{{"link_info_source", li.source}};
@@ -84,6 +94,7 @@ inline std::vector<std::pair<std::string, std::string>> link_context_entries(con
   put("pcie_peak_bytes_per_second", li.pcie_peak());
   if (li.source == "nvml") out.emplace_back("nvlink_count", std::to_string(li.nvlink_count));
   put("nvlink_version", li.nvlink_version);
+  if (const char* g = nvlink_generation(li.nvlink_version)) out.emplace_back("nvlink_generation", g);
   put("nvlink_link_bytes_per_second", li.nvlink_link_bytes_per_second);
   put("nvlink_peak_bytes_per_second", li.nvlink_peak());
   if (li.nvlink_peak() > 0) out.emplace_back("nvlink_rate_source", li.nvlink_rate_source);

@@ -5,6 +5,14 @@ better; cycles, latency: lower is better), and so are the link facts of the cont
 width, NVLink count, their peaks). A GPU whose value is more than --margin percent worse than the median of
 its siblings (the other GPUs) is flagged: a slow GPU, a slow host link, a slow or degraded peer link.
 
+Only what tells about the hardware is judged: benchmarks whose per-launch time is at least --min-time on every
+GPU, and of each link path only its largest transfer (the bandwidth the link delivers). A 1 KiB copy or a
+128^3 GEMM is launch- and latency-bound: between two processes it scatters by tens of percent although each
+run's repetitions agree, so comparing it across GPUs flags noise, not a bad GPU. Pageable copies are not
+judged either: the CPU copies them through a staging buffer, so their rate is the host's (its memory, the
+process's NUMA placement), not the link's; the pinned copies judge the same link. The others are still listed
+with --all.
+
 Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice)."""
 import argparse
 import math
@@ -51,26 +59,59 @@ def gpu_label(suite, index):
 
 
 def rows_of(suite):
-    """name -> (counter, value, higher_is_better): every benchmark's headline, and the link context facts."""
+    """name -> (counter, value, higher_is_better, cv, seconds per launch): every benchmark's headline, and the
+    link context facts (no time: always judged)."""
     out = {}
     for r in suite.ok():
         h = headline(r)
         if h:
-            out[r.name] = h
+            out[r.name] = h + (r.get(suite_json.TIME),)
     for key, label in CONTEXT:
         try:
             v = float(suite.context.get(key, "nan"))
         except ValueError:
             continue
         if not math.isnan(v):
-            out[f"context: {label}"] = (key, v, True, 0.0)
+            out[f"context: {label}"] = (key, v, True, 0.0, math.inf)
     return out
 
 
-def compare(tables):
-    """tables: per GPU {name: (counter, value, higher)}. Returns [(name, counter, [value or None per GPU],
-    [score or None per GPU], [cv per GPU])], score = value relative to the median of the siblings (1 = the same,
-    < 1 worse)."""
+def link_path(name):
+    """(path, bytes) of a link transfer name (link/h2d/pinned/ce/bytes:1024 -> (link/h2d/pinned/ce, 1024)),
+    else None."""
+    base, _, size = name.rpartition("/bytes:")
+    return (base, int(size)) if name.startswith("link/") and size.isdigit() else None
+
+
+def is_largest(name, rows):
+    """Whether name is the largest transfer of its link path among the compared rows."""
+    base, size = link_path(name)
+    return all(size >= lp[1] for lp in map(link_path, (r[0] for r in rows)) if lp and lp[0] == base)
+
+
+def judged_names(tables, min_time):
+    """The names the check judges: each link path's largest transfer (pageable ones never), and of the rest
+    those that every GPU that ran them measured at >= min_time seconds per launch (the context facts always)."""
+    largest = {}
+    for t in tables:
+        for name in t:
+            lp = link_path(name)
+            if lp and lp[1] > largest.get(lp[0], -1):
+                largest[lp[0]] = lp[1]
+    out = set()
+    for name in {n for t in tables for n in t}:
+        lp = link_path(name)
+        if lp and (largest[lp[0]] != lp[1] or "/pageable/" in name):
+            continue
+        times = [t[name][4] for t in tables if name in t]
+        if all(not math.isnan(x) and x >= min_time for x in times):
+            out.add(name)
+    return out
+
+
+def compare(tables, judged):
+    """tables: per GPU rows_of(). Returns [(name, counter, [value or None per GPU], [score or None per GPU],
+    [cv per GPU], judged)], score = value relative to the median of the siblings (1 = the same, < 1 worse)."""
     names = sorted({n for t in tables for n in t})
     out = []
     for name in names:
@@ -88,14 +129,14 @@ def compare(tables):
                 continue
             med = statistics.median(sib)
             scores.append((v / med if higher else med / v) if med > 0 and v > 0 else None)
-        out.append((name, counter, values, scores, [e[3] if e else math.nan for e in entries]))
+        out.append((name, counter, values, scores, [e[3] if e else math.nan for e in entries], name in judged))
     return out
 
 
-def is_flagged(score, cv, threshold):
-    """Worse than the margin allows, and by more than 3 x the GPU's own run-to-run spread (a 1 KiB copy whose
-    repetitions scatter by 20 % says nothing about the link)."""
-    return score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
+def is_flagged(score, cv, threshold, judged=True):
+    """A judged entry worse than the margin allows, and by more than 3 x the GPU's own run-to-run spread (a
+    copy whose repetitions scatter by 20 % says nothing about the link)."""
+    return judged and score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
 
 
 def fmt(v, counter):
@@ -112,20 +153,24 @@ def fmt(v, counter):
     return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
 
 
-def report(files, suites, labels, rows, margin, show_all):
+def report(files, suites, labels, rows, margin, min_time, show_all):
     threshold = 1 - margin / 100
-    flagged = [(name, counter, values, scores, i) for name, counter, values, scores, cvs in rows
-               for i, (s, cv) in enumerate(zip(scores, cvs)) if is_flagged(s, cv, threshold)]
+    flagged = [(name, counter, values, scores, i) for name, counter, values, scores, cvs, judged in rows
+               for i, (s, cv) in enumerate(zip(scores, cvs)) if is_flagged(s, cv, threshold, judged)]
+    n_judged = sum(1 for r in rows if r[5])
     lines = [f"# Node report: {len(suites)} GPU(s)", ""]
     names = sorted({s.gpu_name for s in suites})
     if len(names) > 1:
         lines += [f"Warning: the files come from different GPU models ({', '.join(names)}); differences between "
                   "them are not faults.", ""]
     lines += [f"A GPU is flagged where its headline counter is more than {margin:g} % worse than the median of "
-              "its siblings (the other GPUs), and by more than 3 x its own coefficient of variation.", ""]
-    lines += ["| GPU | model | UUID | file | compared | flagged | worst (relative to siblings) |", "|---|---|---|---|---|---|---|"]
+              "its siblings (the other GPUs), and by more than 3 x its own coefficient of variation. Judged: "
+              f"the largest transfer of each link path, and the benchmarks that take at least {min_time * 1e6:g} us "
+              f"per launch on every GPU ({n_judged} of {len(rows)} compared entries; shorter ones are launch- or "
+              "latency-bound and scatter between processes; pageable copies run at the host CPU's pace).", ""]
+    lines += ["| GPU | model | UUID | file | judged | flagged | worst judged (relative to siblings) |", "|---|---|---|---|---|---|---|"]
     for i, (f, s, label) in enumerate(zip(files, suites, labels)):
-        mine = [(r[3][i], r[0]) for r in rows if r[3][i] is not None]
+        mine = [(r[3][i], r[0]) for r in rows if r[3][i] is not None and r[5]]
         worst = min(mine) if mine else None
         n_flag = sum(1 for x in flagged if x[4] == i)
         lines.append(f"| {label} | {s.gpu_name} | {s.context.get('gpu_uuid', '–')} | {f} | {len(mine)} | {n_flag} | "
@@ -141,22 +186,17 @@ def report(files, suites, labels, rows, margin, show_all):
                          f"{scores[i]:.3f} |")
         lines.append("")
     elif len(suites) >= 2:
-        lines += [f"Nothing flagged: every GPU is within {margin:g} % of its siblings on all {len(rows)} compared entries.", ""]
+        lines += [f"Nothing flagged: every GPU is within {margin:g} % of its siblings on all {n_judged} judged entries.", ""]
     # The links side by side: the largest size of each link path, and the link facts.
-    largest = {}
-    for r in rows:
-        base, _, size = r[0].rpartition("/bytes:")
-        if r[0].startswith("link/") and size.isdigit() and int(size) >= largest.get(base, (0, None))[0]:
-            largest[base] = (int(size), r)
-    shown = [r for r in rows if show_all] or [r for _, r in sorted(largest.values(), key=lambda x: x[1][0])] + \
+    shown = [r for r in rows if show_all] or [r for r in rows if link_path(r[0]) and is_largest(r[0], rows)] + \
         [r for r in rows if r[0].startswith(("context:", "latency/link/"))]
     if shown:
         lines += ["## " + ("Every compared entry" if show_all else "Links side by side (largest transfer of each path)"), "",
                   "| entry | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
-        for name, counter, values, scores, cvs in shown:
-            cells = [fmt(v, counter) + (" **(flagged)**" if is_flagged(s, cv, threshold) else "")
+        for name, counter, values, scores, cvs, judged in shown:
+            cells = [fmt(v, counter) + (" **(flagged)**" if is_flagged(s, cv, threshold, judged) else "")
                      for v, s, cv in zip(values, scores, cvs)]
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+            lines.append(f"| {name}{'' if judged else ' (not judged)'} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines), flagged
 
@@ -166,11 +206,15 @@ def main(argv=None):
     p.add_argument("json", nargs="+", help="benchmarks.json of each GPU of the node")
     p.add_argument("--margin", type=float, default=10.0, help="percent worse than the siblings' median that "
                    "flags a GPU or link (default 10)")
+    p.add_argument("--min-time", type=float, default=100.0, help="judge only benchmarks that take at least this "
+                   "many microseconds per launch (median real_time) on every GPU (default 100)")
     p.add_argument("--all", action="store_true", help="list every compared benchmark, not only the links")
     p.add_argument("-o", "--output", help="also write the Markdown here")
     args = p.parse_args(argv)
     if not 0 < args.margin < 100:
         fail(f"--margin must be a percentage between 0 and 100, got {args.margin:g}")
+    if not (args.min_time >= 0 and math.isfinite(args.min_time)):
+        fail(f"--min-time must be a number of microseconds >= 0, got {args.min_time:g}")
     real = [os.path.realpath(f) for f in args.json]
     if len(set(real)) != len(real):
         fail("the same file is given twice")
@@ -185,7 +229,9 @@ def main(argv=None):
     if len(set(labels)) != len(labels):  # two files claim one device index (different hosts?): use positions
         labels = [f"file {i}" for i in range(len(suites))]
     tables = [rows_of(s) for s in suites]
-    text, flagged = report(args.json, suites, labels, compare(tables), args.margin, args.all)
+    min_time = args.min_time * 1e-6
+    rows = compare(tables, judged_names(tables, min_time))
+    text, flagged = report(args.json, suites, labels, rows, args.margin, min_time, args.all)
     print(text)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

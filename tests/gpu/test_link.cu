@@ -150,8 +150,8 @@ TEST(Link, NvmlReportsAPlausibleLink) {
   EXPECT_TRUE(std::set<int>({1, 2, 4, 8, 16, 32}).count(li.pcie_width_current)) << li.pcie_width_current;
   EXPECT_GT(li.pcie_peak(), 0.0);
   // A per-link rate, when NVML gives one (the speed field, or a version the table knows), is a real one. Seen
-  // on a two-H200 VM: 18 active links, the speed field refused and a version outside the table, so no peak;
-  // the context then carries nvlink_count and nvlink_version and no nvlink_peak_bytes_per_second.
+  // on a two-H200 VM: 18 active links, the speed field refused, version 6 (NVLink 4.0) from the table. A
+  // version outside the table gives no peak: the context then carries nvlink_count and nvlink_version only.
   if (li.nvlink_count > 0 && !li.nvlink_rate_source.empty()) EXPECT_GT(li.nvlink_link_bytes_per_second, 1e9);
   if (li.nvlink_count > 0 && li.nvlink_rate_source.empty())
     std::printf("[ link     ] %d NVLinks active, version %d: no per-link rate from NVML\n", li.nvlink_count, li.nvlink_version);

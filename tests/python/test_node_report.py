@@ -4,7 +4,8 @@ import json
 import pytest
 
 import link_synth
-from conftest import run
+import suite_json
+from conftest import ROOT, run
 
 SHAPES = ("1.7.1", "1.8.3")
 
@@ -130,3 +131,83 @@ def test_a_gap_inside_the_noise_is_not_flagged(tmp_path):
     noisy = node(tmp_path / "noisy", n=2, scales={1: {"link/peer": 0.85}}, noise=0.15)
     r = run("node_report", *noisy)
     assert "link/peer/uni/ce/bytes:1073741824 | bytes_per_second" not in r.stdout
+
+
+# ---- The committed two-H200 run (results/h200/20261130T223722Z): two identical, healthy GPUs ----
+
+REAL = ROOT / "results" / "h200" / "20261130T223722Z"
+RATES = ("bytes_per_second", "useful_bytes_per_second", "flops_per_second")
+
+
+def real_files():
+    files = [REAL / f"gpu{i}" / "benchmarks.json" for i in (0, 1)]
+    if not all(f.exists() for f in files):
+        pytest.skip("the committed two-H200 run is not in this tree")
+    return files
+
+
+def slowed(src, dst, name, factor):
+    """A copy of src with benchmark `name` (every repetition and aggregate but the cv) running at factor x its
+    rate: rates times factor, times divided by it."""
+    doc = json.loads(src.read_text())
+    hit = 0
+    for e in doc["benchmarks"]:
+        if e["name"].startswith(name + "/") and e.get("aggregate_name") != "cv":
+            for k in RATES:
+                if k in e:
+                    e[k] *= factor
+            for k in ("real_time", "cpu_time"):
+                e[k] /= factor
+            hit += 1
+    assert hit >= 5, f"{name} not in {src}"
+    dst.write_text(json.dumps(doc))
+    return dst
+
+
+def test_real_healthy_node_flags_nothing():
+    # Before the judged-entries rule this pair flagged 34 entries: 1 KiB-512 KiB copies, 128^3 and 512^3 GEMMs.
+    r = run("node_report", *real_files())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Nothing flagged" in r.stdout and "## Flagged" not in r.stdout
+    # Those short entries are still listed, as not judged.
+    r = run("node_report", "--all", *real_files())
+    assert r.returncode == 0
+    assert "| link/h2d/pinned/ce/bytes:1024 (not judged) |" in r.stdout
+    assert "| gemm/cublas/m:128/n:128/k:128 (not judged) |" in r.stdout
+    assert "| link/h2d/pinned/ce/bytes:1073741824 |" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["link/h2d/pinned/ce/bytes:1073741824", "gemm/cublas/m:4096/n:4096/k:4096"])
+def test_real_node_with_one_slow_entry_is_flagged(tmp_path, name):
+    gpu0, gpu1 = real_files()
+    seconds = suite_json.load(gpu1).by_name[name].get(suite_json.TIME)
+    assert seconds >= 1e-3  # the slowed entry is a long one, that the rule judges
+    slow = slowed(gpu1, tmp_path / "gpu1.json", name, 0.8)
+    r = run("node_report", gpu0, slow)
+    assert r.returncode == 1, r.stdout + r.stderr
+    flagged = r.stdout.split("## Flagged")[1].split("##")[0]
+    rows = [line for line in flagged.splitlines() if line.startswith("| ") and not line.startswith(("| benchmark", "|---"))]
+    assert len(rows) == 1 and rows[0].startswith(f"| {name} |") and "| GPU 1 |" in rows[0], flagged
+
+
+@pytest.mark.parametrize("name", ["link/h2d/pinned/ce/bytes:65536", "link/h2d/pageable/ce/bytes:33554432"])
+def test_real_slow_small_or_pageable_transfer_is_not_judged(tmp_path, name):
+    # The same 20 % on a 64 KiB copy (launch-bound, ~4 us) is inside what such copies scatter between runs; a
+    # pageable copy runs at the host CPU's pace (the two GPUs of this run differ by ~10 % there).
+    gpu0, gpu1 = real_files()
+    slow = slowed(gpu1, tmp_path / "gpu1.json", name, 0.8)
+    r = run("node_report", gpu0, slow)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_min_time_option(tmp_path):
+    # A cuBLAS 512^3 GEMM at half its rate (still well under 100 us) is judged only when --min-time lets it in.
+    gpu0, gpu1 = real_files()
+    name = "gemm/cublas/m:512/n:512/k:512"
+    assert suite_json.load(gpu1).by_name[name].get(suite_json.TIME) < 100e-6
+    slow = slowed(gpu1, tmp_path / "gpu1.json", name, 0.5)
+    assert run("node_report", gpu0, slow).returncode == 0
+    r = run("node_report", "--min-time", "1", gpu0, slow)
+    assert r.returncode == 1 and f"| {name} | flops_per_second | GPU 1 |" in r.stdout
+    r = run("node_report", "--min-time", "-3", gpu0, slow)
+    assert r.returncode == 2 and "--min-time must be" in r.stderr
