@@ -180,6 +180,14 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         t_runs = [unthrottled(b.samples, TIME) for b in bases if TIME in b.samples]
         t_base = statistics.median(statistics.median(xs) for xs in t_runs if xs) if any(t_runs) else math.inf
         v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib)
+        if v.verdict == AMBIGUOUS and dropped and (math.isnan(v.baseline) or math.isnan(v.contender)):
+            # Throttled throughout (seen on H200s: HBM-bound launches at the power cap, SM clock 1935-1965 MHz):
+            # no verdict, but the row still shows what was measured.
+            raw_b = statistics.median(statistics.median(b.samples[metric]) for b in bases)
+            raw_c = statistics.median(rec.samples[metric])
+            v = Verdict(AMBIGUOUS, raw_b, raw_c, raw_c / raw_b - 1 if raw_b else math.nan, v.noise,
+                        f"throttled (NVML power/thermal clock events) in {dropped} of "
+                        f"{sum(len(b.samples[metric]) for b in bases) + len(rec.samples[metric])} repetitions")
         if t_base < min_time and v.verdict in (FASTER, SLOWER):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"launch under {min_time * 1e6:g} µs", short=True)

@@ -125,6 +125,18 @@ def test_compare_suites_rows_and_throttle():
     assert not rows["a"].short and math.isnan(rows["a"].clock_change)
 
 
+def test_throttled_throughout_is_ambiguous_but_shows_what_was_measured():
+    """Seen on two H200s: HBM-bound launches at the power cap were throttled in every repetition on both
+    sides. No verdict from them, but the row keeps the medians of all samples and says why."""
+    t = "real_time"
+    base = suite({"hbm": {t: reps(1e-3, 0.002), "throttled": [1] * 5}})
+    cont = suite({"hbm": {t: reps(1.5e-3, 0.002), "throttled": [1] * 5}})
+    row = noise.compare_suites([base], cont)[0]
+    assert row.verdict == AMBIGUOUS and row.dropped == 10
+    assert row.baseline == pytest.approx(1e-3) and row.contender == pytest.approx(1.5e-3)
+    assert row.change == pytest.approx(0.5) and "throttled" in row.reason and "10 of 10" in row.reason
+
+
 def test_clock_change_from_unthrottled_samples():
     t = "real_time"
     base = suite({"a": {t: reps(1e-3), "sm_clock_mhz": [1980.0] * 5}})
