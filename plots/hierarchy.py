@@ -4,16 +4,10 @@ plots/edges.py finds marked, beside the L1 and L2 sizes the device reports."""
 import math
 
 from edges import cliffs, plateaus
+from tables import human_bytes as human
 from plotting import log_values_axis, nothing_to_plot, note, parse_args, plt, save
 
 PROG = "hierarchy"
-
-
-def human(nbytes):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:.3g} {unit}"
-    return f"{nbytes:.0f} B"
 
 
 def curve(suite):

@@ -14,6 +14,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from tables import human_bytes  # noqa: F401 (latency.py and latency_sm.py use it as lv.human_bytes)
+
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 TOL = 0.12        # band of a plateau: max / min <= 1 + TOL
 SLOPE_TOL = 0.05  # flat: latency rises by at most 5 % per doubling of the working set
@@ -32,17 +34,6 @@ class Plateau:
     @property
     def points(self):
         return self.last - self.first + 1
-
-
-def human_bytes(b):
-    """1024 -> '1 KiB', 3 * 2**20 -> '3 MiB', 1536 -> '1.5 KiB'."""
-    if b is None or (isinstance(b, float) and math.isnan(b)):
-        return "–"
-    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if b >= size:
-            v = b / size
-            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.3g} {unit}"
-    return f"{b:.0f} B"
 
 
 def _sorted_curve(ws, lat):

@@ -42,3 +42,14 @@ def text(headers, rows):
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
     fmt = lambda row: "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip()
     return [fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+
+def human_bytes(b):
+    """1024 -> '1 KiB', 3 * 2**20 -> '3 MiB', 1536 -> '1.5 KiB'."""
+    if b is None or (isinstance(b, float) and math.isnan(b)):
+        return "–"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= size:
+            v = b / size
+            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.3g} {unit}"
+    return f"{b:.0f} B"
