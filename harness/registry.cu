@@ -8,7 +8,6 @@
 #include <exception>
 #include <set>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -41,60 +40,15 @@ void skip_state(S& st, const std::string& reason) {
 // Google Benchmark 1.7 wants const char*, 1.8 std::string; both take a C string.
 void error_state(benchmark::State& st, const std::string& what) { st.SkipWithError(what.c_str()); }
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Drawn once per process: another process places its buffers differently.
-uint64_t process_seed() {
-  static const uint64_t seed = [] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }();
-  return seed;
-}
-
-// Holds `units` x 2 MiB of device memory for its scope (the placement jitter, registry.cuh), released
-// on every way out of the body, exceptions included.
-class PlacementPad {
- public:
-  explicit PlacementPad(int units) {
-    if (units <= 0) return;
-    const cudaError_t err = cudaMalloc(&p_, static_cast<size_t>(units) * kPlacementPadUnitBytes);
-    if (err == cudaErrorMemoryAllocation) {  // memory short: the body decides what fits, unpadded
-      cudaGetLastError();
-      p_ = nullptr;
-      return;
-    }
-    CUDA_CHECK(err);
-  }
-  ~PlacementPad() {
-    if (p_) cudaFree(p_);  // no throw from a destructor; a sticky error surfaces in the next CUDA_CHECK
-  }
-  PlacementPad(const PlacementPad&) = delete;
-  PlacementPad& operator=(const PlacementPad&) = delete;
-
- private:
-  void* p_ = nullptr;
-};
-
 class RunPlanner final : public Planner {
  public:
   explicit RunPlanner(const DeviceFacts& f) : f_(f) {}
   const DeviceFacts& facts() const override { return f_; }
   void add(const std::string& name, const Launch&, Body body) override {
-    const uint64_t bench = added_++;
-    auto calls = std::make_shared<uint64_t>(0);  // this benchmark's calls so far (one thread runs them)
-    auto run = [body = std::move(body), bench, calls](benchmark::State& st) {
+    auto run = [body = std::move(body)](benchmark::State& st) {
       // One benchmark's failure is that benchmark's: the run goes on (a sticky CUDA error, such as an
       // illegal address, still poisons the context for the benchmarks after it).
       try {
-        // The body sees up to 126 MiB less free memory; those that size a buffer from free memory
-        // (usable_device_bytes) shrink it only on a nearly full device.
-        const PlacementPad pad(placement_jitter_enabled() ? placement_pad_units(process_seed(), bench, (*calls)++) : 0);
         body(st);
       } catch (const std::exception& e) {
         error_state(st, e.what());
@@ -118,7 +72,6 @@ class RunPlanner final : public Planner {
  private:
   const DeviceFacts& f_;
   std::set<std::string> context_keys_;
-  uint64_t added_ = 0;
 };
 
 class PrintPlanner final : public Planner {
@@ -163,19 +116,6 @@ void plan_all(Planner& p) {
 }
 
 void skip_benchmark(benchmark::State& st, const std::string& reason) { skip_state(st, reason); }
-
-int placement_pad_units(uint64_t seed, uint64_t bench, uint64_t call) {
-  const uint64_t h = splitmix64(seed ^ splitmix64(bench ^ splitmix64(call)));
-  return static_cast<int>(h % kPlacementPadUnits);
-}
-
-bool placement_jitter_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("MH_NO_PLACEMENT_JITTER");
-    return !(v && *v && std::string(v) != "0");
-  }();
-  return on;
-}
 
 Predictions register_all(const DeviceFacts& f) {
   RunPlanner p(f);

@@ -96,21 +96,6 @@ void skip_benchmark(benchmark::State& st, const std::string& reason);
 // Prefix that marks a skip in the JSON's error_message under Google Benchmark 1.7.
 inline constexpr const char* kSkipPrefix = "skipped: ";
 
-// Placement jitter (issue 15). Where a benchmark's buffers land, in physical and in virtual memory,
-// moved large-stride HBM benchmarks by ~10 % between processes, while the repetitions of one process
-// all shared one placement and so hid it. So each call of a body (one repetition) runs while the run
-// planner holds a pad of cudaMalloc'ed memory, a random 0..63 units of 2 MiB (at most 126 MiB), and
-// frees it afterwards: the body's own allocations land somewhere else each time, and the spread between
-// repetitions includes the placement's. The pad is not reported (counters stay measurements).
-// MH_NO_PLACEMENT_JITTER=1 turns it off.
-inline constexpr int kPlacementPadUnits = 64;                       // pads of 0 .. 63 units
-inline constexpr size_t kPlacementPadUnitBytes = size_t(2) << 20;  // the allocation granularity of large cudaMallocs
-// The pad of call `call` of the `bench`-th registered benchmark in a process whose random seed is `seed`,
-// in units (0 .. kPlacementPadUnits - 1): a hash of the three, so calls and benchmarks draw independently.
-int placement_pad_units(uint64_t seed, uint64_t bench, uint64_t call);
-// False when MH_NO_PLACEMENT_JITTER is set to anything but "" or "0".
-bool placement_jitter_enabled();
-
 }  // namespace mh
 
 #define MH_CONCAT_(a, b) a##b

@@ -1,19 +1,23 @@
 // ---- Benchmarks: host and peer links --------------------------------------------------------------
 // link/<h2d|d2h|bidir>/<pinned|pageable>/<ce|sm>/bytes:N  host memory over PCIe;
-// link/peer/<uni|bidir>/<ce|sm>/bytes:N                   a peer GPU's memory (NVLink where present);
+// link/peer/<uni|bidir>/<ce|ce_split|sm>/bytes:N          a peer GPU's memory (NVLink where present);
 // latency/link/<host|peer>                                 one thread's dependent loads through either.
 // bytes_per_second: bytes moved per launch, both directions summed for bidir. Every benchmark checks
 // the data after its timed loop and fails with what differed.
 //
 // Directions. h2d: pinned/pageable host -> device; d2h the reverse; bidir both at once (ce: two
 // streams; sm: one kernel, half its blocks each way). peer/uni: this GPU's memory -> the peer's, moved
-// by this GPU (ce: its copy engine; sm: its SMs storing to the peer). peer/bidir adds the peer moving
+// by this GPU (ce: its copy engine; ce_split: kCeSplits copies on as many streams at once, in case one
+// copy engine is not the limit; sm: its SMs storing to the peer). peer/bidir adds the peer moving
 // its memory -> this GPU's at the same time, by the peer's own copy engine or SMs: each side pushes,
 // since NVLink writes are posted and need no round trip.
 //
 // Peers. Plans cannot ask CUDA, so the peer benchmarks are always planned; the body picks the peer
 // (MH_PEER_DEVICE, else the first GPU with access both ways) or skips with the reason. A peer
-// benchmark records both ends in the counters device and peer_device, which plots/peer_matrix.py reads.
+// benchmark records both ends in the counters device and peer_device, which plots/peer_matrix.py reads,
+// and, where NVML gives them, this GPU's NVLink transmit rates over the timed launches:
+// nvlink_tx_bytes_per_second (payload) and nvlink_raw_tx_bytes_per_second (payload + protocol), the
+// evidence of how close to the links' signalling rate a copy runs.
 #include <cstring>
 #include <map>
 
@@ -53,7 +57,15 @@ void transfer_body(benchmark::State& st, Path path, Memory host, Method method, 
   const uint32_t seed = 2 * ++calls;  // new data every call: nothing left from an earlier one can pass
   fill_sources(legs, seed);
   Transfer transfer(method, legs);
-  run_timed(st, [&] { transfer(); });
+  NvlinkTx tx0, tx1;
+  const bool counted = peer >= 0 && nvlink_tx(dev, &tx0);
+  long long launches = 0;  // the warm-up launches too: NVML counts every byte between the two reads
+  run_timed(st, [&] {
+    transfer();
+    ++launches;
+  });
+  CUDA_CHECK(cudaDeviceSynchronize());  // every launch done (peer/bidir: both devices' legs joined to this one)
+  const bool tx_read = counted && nvlink_tx(dev, &tx1);
   const std::string bad = check_destinations(legs, seed);
   if (!bad.empty()) {
     st.SkipWithError(bad.c_str());
@@ -63,6 +75,10 @@ void transfer_body(benchmark::State& st, Path path, Memory host, Method method, 
   if (peer >= 0) {
     st.counters["device"] = value(f.device);
     st.counters["peer_device"] = value(peer);
+  }
+  if (tx_read && launches > 0 && tx1.data_bytes > tx0.data_bytes) {
+    st.counters["nvlink_tx_bytes_per_second"] = rate((tx1.data_bytes - tx0.data_bytes) / launches);
+    st.counters["nvlink_raw_tx_bytes_per_second"] = rate((tx1.raw_bytes - tx0.raw_bytes) / launches);
   }
 }
 
@@ -139,7 +155,9 @@ Launch transfer_launch(const DeviceFacts& f, Path path, Memory host, Method meth
     l.blocks = legs_here * copy_blocks(f, bytes, legs_here);
   }
   l.note = std::string(is_peer(path) ? "peer device memory" : host == Memory::pinned ? "pinned host" : "pageable host") +
-           (method == Method::ce ? ", copy engine" : ", SM copy 16 B/access");
+           (method == Method::ce         ? ", copy engine"
+            : method == Method::ce_split ? ", " + std::to_string(kCeSplits) + " copies on as many streams"
+                                         : ", SM copy 16 B/access");
   return l;
 }
 
@@ -164,7 +182,7 @@ void plan(Planner& p) {
     for (Memory host : {Memory::pinned, Memory::pageable})
       for (Method method : {Method::ce, Method::sm}) {
         const std::string prefix = std::string("link/") + path_name(path) + (host == Memory::pinned ? "/pinned" : "/pageable") +
-                                   (method == Method::ce ? "/ce" : "/sm");
+                                   "/" + method_name(method);
         if (host == Memory::pageable && method == Method::sm)
           p.skip(prefix, "not measured: a kernel reaches pageable host memory only through HMM or ATS, which the suite "
                          "does not assume; the copy engine moves it through the driver's staging buffers");
@@ -172,8 +190,8 @@ void plan(Planner& p) {
           add(path, host, method, prefix);
       }
   for (Path path : {Path::peer_uni, Path::peer_bidir})
-    for (Method method : {Method::ce, Method::sm})
-      add(path, Memory::device, method, std::string("link/") + path_name(path) + (method == Method::ce ? "/ce" : "/sm"));
+    for (Method method : {Method::ce, Method::ce_split, Method::sm})
+      add(path, Memory::device, method, std::string("link/") + path_name(path) + "/" + method_name(method));
 }
 
 }  // namespace

@@ -114,11 +114,16 @@ Transfer::Transfer(Method m, std::vector<Leg> legs) : method_(m), legs_(std::mov
   for (const Leg& l : legs_)
     if (l.bytes % 16) throw std::invalid_argument("transfer sizes must be multiples of 16 bytes");
   for (int i = 0; i < static_cast<int>(legs_.size()); ++i) {
-    auto same = std::find_if(ops_.begin(), ops_.end(), [&](const Op& o) { return o.device == legs_[i].device; });
-    if (m == Method::sm && same != ops_.end())
+    const Leg& l = legs_[i];
+    auto same = std::find_if(ops_.begin(), ops_.end(), [&](const Op& o) { return o.device == l.device; });
+    if (m == Method::sm && same != ops_.end()) {
       same->legs.push_back(i);  // one kernel per device, its blocks split between the legs
-    else
-      ops_.push_back({legs_[i].device, {i}});
+    } else if (m == Method::ce_split) {  // kCeSplits chunks, 16-byte aligned, the last takes the rest
+      const size_t chunk = (l.bytes / 16 + kCeSplits - 1) / kCeSplits * 16;
+      for (size_t off = 0; off < l.bytes; off += chunk) ops_.push_back({l.device, {i}, off, std::min(chunk, l.bytes - off)});
+    } else {
+      ops_.push_back({l.device, {i}, 0, l.bytes});
+    }
   }
   if (ops_.size() == 1 && ops_[0].device == home_) return;  // runs on the timed stream itself
   CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
@@ -144,9 +149,10 @@ size_t Transfer::bytes_moved() const {
 }
 
 void Transfer::enqueue(const Op& op, cudaStream_t s) const {
-  if (method_ == Method::ce) {
+  if (method_ != Method::sm) {
     const Leg& l = legs_[op.legs[0]];
-    CUDA_CHECK(cudaMemcpyAsync(l.dst, l.src, l.bytes, cudaMemcpyDefault, s));  // UVA tells the kind
+    CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(l.dst) + op.offset, static_cast<const char*>(l.src) + op.offset, op.bytes,
+                               cudaMemcpyDefault, s));  // UVA tells the kind
     return;
   }
   const DeviceFacts& f = current_device_facts();
@@ -175,6 +181,14 @@ void Transfer::operator()() {
     CUDA_CHECK(cudaEventRecord(o.done, o.stream));
   }
   for (const Op& o : ops_) CUDA_CHECK(cudaStreamWaitEvent(nullptr, o.done, 0));
+}
+
+const char* method_name(Method m) {
+  switch (m) {
+    case Method::ce: return "ce";
+    case Method::ce_split: return "ce_split";
+    default: return "sm";
+  }
 }
 
 const char* path_name(Path p) {
@@ -407,6 +421,10 @@ struct NvmlFieldValue {
   } value;
 };
 constexpr unsigned kFieldNvlinkSpeedMbpsCommon = 90;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
+constexpr unsigned kFieldNvlinkDataTx = 138;           // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX (KiB)
+constexpr unsigned kFieldNvlinkRawTx = 140;            // NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX (KiB)
+constexpr unsigned kScopeAllLinks = 0xFFFFFFFFu;       // scopeId UINT_MAX: every link summed
+using FieldsFn = int (*)(nvml::Device, int, NvmlFieldValue*);
 constexpr int kNvmlErrorInvalidArgument = 2;           // past the last link
 
 double field_number(const NvmlFieldValue& v) {
@@ -431,7 +449,6 @@ model::LinkInfo link_info(int device) {
   using UintFn = int (*)(NvmlDevice, unsigned*);
   using LinkStateFn = int (*)(NvmlDevice, unsigned, int*);
   using LinkUintFn = int (*)(NvmlDevice, unsigned, unsigned*);
-  using FieldsFn = int (*)(NvmlDevice, int, NvmlFieldValue*);
   auto get = [&](const char* name, int* out) {
     unsigned v = 0;
     if (auto fn = nvml::function<UintFn>(name); fn && fn(dev, &v) == nvml::kSuccess) *out = static_cast<int>(v);
@@ -464,6 +481,21 @@ model::LinkInfo link_info(int device) {
     }
   }
   return li;
+}
+
+bool nvlink_tx(int device, NvlinkTx* out) {
+  NvmlDevice dev = nvml::device_handle(device);
+  auto fields = nvml::function<FieldsFn>("nvmlDeviceGetFieldValues");
+  if (!dev || !fields) return false;
+  NvmlFieldValue fv[2] = {};
+  fv[0].fieldId = kFieldNvlinkDataTx;
+  fv[1].fieldId = kFieldNvlinkRawTx;
+  fv[0].scopeId = fv[1].scopeId = kScopeAllLinks;
+  if (fields(dev, 2, fv) != nvml::kSuccess || fv[0].nvmlReturn != nvml::kSuccess || fv[1].nvmlReturn != nvml::kSuccess)
+    return false;
+  out->data_bytes = field_number(fv[0]) * 1024;
+  out->raw_bytes = field_number(fv[1]) * 1024;
+  return true;
 }
 
 std::vector<std::pair<std::string, std::string>> link_context(int device) {

@@ -1,8 +1,10 @@
 // Links past the GPU's own memory: host memory over PCIe and a peer GPU's memory over NVLink.
 //
 // A transfer is one or two legs (bidirectional: both directions at once). A leg copies `bytes` from
-// src to dst and runs on `device`: its copy engine (Method::ce, cudaMemcpyAsync) or its SMs (Method::sm,
-// a kernel that loads and stores the remote memory directly, 16 bytes per access). Sources hold a
+// src to dst and runs on `device`: its copy engine (Method::ce, one cudaMemcpyAsync), the same split
+// into kCeSplits copies on as many streams (Method::ce_split: the driver may give concurrent copies
+// separate copy engines), or its SMs (Method::sm, a kernel that loads and stores the remote memory
+// directly, 16 bytes per access). Sources hold a
 // pattern written before the timed loop; destinations are checked against it afterwards.
 // Also here: a one-thread pointer chase through mapped pinned host memory or a peer's memory, and the
 // link peaks that NVML reports (through harness/nvml.cuh's loader).
@@ -19,7 +21,9 @@
 
 namespace mh::link {
 
-enum class Method { ce, sm };
+enum class Method { ce, ce_split, sm };
+const char* method_name(Method m);  // "ce", "ce_split", "sm": the name segment
+constexpr int kCeSplits = 4;        // Method::ce_split: contiguous chunks, one stream each
 enum class Memory { device, pinned, pageable };  // where a buffer lives (pinned: cudaHostAllocMapped)
 
 constexpr int kThreads = 256;  // copy kernel block size
@@ -77,9 +81,10 @@ class Transfer {
   size_t bytes_moved() const;  // summed over legs
 
  private:
-  struct Op {  // what one stream does: one cudaMemcpyAsync, or one kernel over up to two legs
+  struct Op {  // what one stream does: one cudaMemcpyAsync (of a leg or a chunk), or one kernel over up to two legs
     int device;
     std::vector<int> legs;
+    size_t offset = 0, bytes = 0;  // the chunk of legs[0] a copy moves (ce, ce_split)
     cudaStream_t stream = nullptr;
     cudaEvent_t done = nullptr;
   };
@@ -134,6 +139,15 @@ uint32_t walk(const std::vector<uint32_t>& next, uint32_t start, long long steps
 // One thread: pos = *state; `steps` dependent loads pos = chain[pos * stride_words]; *state = pos; the
 // clock64/globaltimer span of the loads in *span. Launched on the current device.
 void launch_chase(const uint32_t* chain, int steps, uint32_t* state, ClockSpan* span, cudaStream_t s = nullptr);
+
+// ---- NVLink traffic -------------------------------------------------------------------------------
+// NVML's cumulative NVLink transmit counters of `device`, all links summed (NVML_FI_DEV_NVLINK_THROUGHPUT_
+// DATA_TX / RAW_TX, in bytes): data is the payload, raw adds the protocol (headers, flow control). False
+// when NVML cannot give them (no NVML, no NVLink, or the field refused, as on some VMs).
+struct NvlinkTx {
+  double data_bytes = 0, raw_bytes = 0;
+};
+bool nvlink_tx(int device, NvlinkTx* out);
 
 // ---- Link peaks ---------------------------------------------------------------------------------
 // NVML's view of `device`'s PCIe link and NVLinks; source says why not when NVML cannot tell.

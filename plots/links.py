@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Links: bandwidth against transfer size (1 KiB .. 1 GiB) for every path of link/*: host pinned, host pageable
-and peer GPU, one panel each; colour = direction, solid = copy engine, dashed = SM copy kernel. The peaks the
+and peer GPU, one panel each; colour = direction, solid = copy engine, dotted = the copy split over several
+streams (ce_split), dashed = SM copy kernel. The peaks the
 device reported (PCIe generation x width, NVLink count x rate; per direction, and twice that for bidir) are
 drawn as grey lines, so the distance to them is read off the picture."""
 import math
@@ -14,7 +15,8 @@ PANELS = (("pinned", "Host, pinned memory (PCIe)", "pcie_peak_bytes_per_second",
           ("pageable", "Host, pageable memory", "pcie_peak_bytes_per_second", ("h2d", "d2h", "bidir")),
           ("peer", "Peer GPU memory", "nvlink_peak_bytes_per_second", ("uni", "bidir")))
 COLORS = {"h2d": "C0", "d2h": "C1", "bidir": "C2", "uni": "C0"}
-STYLES = {"ce": "-", "sm": "--"}
+STYLES = {"ce": "-", "ce_split": ":", "sm": "--"}
+METHODS = {"ce": "copy engine", "ce_split": "copies on several streams", "sm": "SM copy"}
 
 
 def human_bytes(v):
@@ -65,7 +67,7 @@ def main(argv=None):
                 if pts:
                     sizes.update(s for s, _ in pts)
                     ax.plot([s for s, _ in pts], [g for _, g in pts], style, color=COLORS[d], marker="o", ms=3,
-                            label=f"{d} {'copy engine' if m == 'ce' else 'SM copy'}")
+                            label=f"{d} {METHODS[m]}")
         p = peak(suite, peak_key)
         if p:
             link = "NVLink" if panel == "peer" else "PCIe"

@@ -149,7 +149,11 @@ def links(suite):
     return section("Host and peer links", suite.ok("link"), [
         ("path", lambda r: "/".join(r.fields["pos"][:-1]) if r.fields["pos"] else ""),
         ("method", lambda r: r.fields["pos"][-1] if r.fields["pos"] else ""), ("bytes", field("bytes")),
-        ("GB/s", counter("bytes_per_second", 1e-9))])
+        ("GB/s", counter("bytes_per_second", 1e-9)),
+        # NVML's NVLink transmit counters over the timed launches (peer paths, where NVML gives them): the
+        # payload, and the payload with the protocol, against which the link's signalling rate is the limit.
+        ("NVLink TX GB/s", counter("nvlink_tx_bytes_per_second", 1e-9)),
+        ("NVLink raw TX GB/s", counter("nvlink_raw_tx_bytes_per_second", 1e-9))])
 
 
 def sections():

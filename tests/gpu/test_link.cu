@@ -35,11 +35,11 @@ TEST(Link, EveryHostPathAndMethodMovesTheData) {
   uint32_t seed = 100;
   for (Path path : {Path::h2d, Path::d2h, Path::bidir})
     for (Memory host : {Memory::pinned, Memory::pageable})
-      for (Method m : {Method::ce, Method::sm}) {
+      for (Method m : {Method::ce, Method::ce_split, Method::sm}) {
         if (host == Memory::pageable && m == Method::sm) continue;  // not planned: kernels cannot reach it
-        for (size_t bytes : kSizes) {
+        for (size_t bytes : kSizes) {  // ce_split: one chunk at 16 B, four unequal ones above
           SCOPED_TRACE(std::string(path_name(path)) + (host == Memory::pinned ? " pinned " : " pageable ") +
-                       (m == Method::ce ? "ce " : "sm ") + std::to_string(bytes));
+                       method_name(m) + " " + std::to_string(bytes));
           EXPECT_EQ(copy_and_check(path, host, m, dev, -1, bytes, seed += 2), "");
         }
       }
@@ -123,9 +123,9 @@ TEST(Link, PeerPathsMoveTheDataAndTheChaseMatches) {
   if (peer < 0) GTEST_SKIP() << why;
   uint32_t seed = 500;
   for (Path path : {Path::peer_uni, Path::peer_bidir})
-    for (Method m : {Method::ce, Method::sm})
+    for (Method m : {Method::ce, Method::ce_split, Method::sm})
       for (size_t bytes : kSizes) {
-        SCOPED_TRACE(std::string(path_name(path)) + (m == Method::ce ? " ce " : " sm ") + std::to_string(bytes));
+        SCOPED_TRACE(std::string(path_name(path)) + " " + method_name(m) + " " + std::to_string(bytes));
         EXPECT_EQ(copy_and_check(path, Memory::device, m, dev, peer, bytes, seed += 2), "");
       }
   const std::vector<uint32_t> next = single_cycle(4096, 2);
