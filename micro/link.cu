@@ -487,14 +487,20 @@ bool nvlink_tx(int device, NvlinkTx* out) {
   NvmlDevice dev = nvml::device_handle(device);
   auto fields = nvml::function<FieldsFn>("nvmlDeviceGetFieldValues");
   if (!dev || !fields) return false;
-  NvmlFieldValue fv[2] = {};
-  fv[0].fieldId = kFieldNvlinkDataTx;
-  fv[1].fieldId = kFieldNvlinkRawTx;
-  fv[0].scopeId = fv[1].scopeId = kScopeAllLinks;
-  if (fields(dev, 2, fv) != nvml::kSuccess || fv[0].nvmlReturn != nvml::kSuccess || fv[1].nvmlReturn != nvml::kSuccess)
-    return false;
-  out->data_bytes = field_number(fv[0]) * 1024;
-  out->raw_bytes = field_number(fv[1]) * 1024;
+  // One field per call, into a zeroed heap block far larger than the one entry asked for: asking for these
+  // two fields at once on the H200s' driver (580.159) overwrote the caller's stack.
+  auto read = [&](unsigned field, double* kib) {
+    std::vector<NvmlFieldValue> fv(64);
+    fv[0].fieldId = field;
+    fv[0].scopeId = kScopeAllLinks;
+    if (fields(dev, 1, fv.data()) != nvml::kSuccess || fv[0].nvmlReturn != nvml::kSuccess) return false;
+    *kib = field_number(fv[0]);
+    return true;
+  };
+  double data = 0, raw = 0;
+  if (!read(kFieldNvlinkDataTx, &data) || !read(kFieldNvlinkRawTx, &raw)) return false;
+  out->data_bytes = data * 1024;
+  out->raw_bytes = raw * 1024;
   return true;
 }
 
