@@ -25,6 +25,7 @@
 #include "harness/registry.cuh"
 #include "micro/bench_link.cuh"
 #include "micro/link.cuh"
+#include "model/chase.hpp"
 
 namespace {
 using namespace mh;
@@ -96,7 +97,7 @@ Chase& chase_for(bool host, int peer, const DeviceFacts& f) {
   Chase& c = cache[host ? -1 : peer];
   if (c.chain) return c;
   const uint32_t n = static_cast<uint32_t>(2 * f.l2_bytes / kChaseStrideBytes);
-  c.next = single_cycle(n, 0x11c4a5e);
+  c.next = model::random_ring(n);
   const size_t words = static_cast<size_t>(n) * kChaseStrideBytes / 4;
   std::vector<uint32_t> image(words, 0);
   for (uint32_t i = 0; i < n; ++i) image[static_cast<size_t>(i) * kChaseStrideBytes / 4] = c.next[i];
@@ -129,7 +130,7 @@ void chase_body(benchmark::State& st, bool host) {
     launch_chase(c.chain, kChaseSteps, state.data(), span.data());
     ++launches;
   });
-  const uint32_t got = state.download()[0], want = walk(c.next, c.pos, launches * kChaseSteps);
+  const uint32_t got = state.download()[0], want = model::walk(c.next, c.pos, static_cast<uint64_t>(launches) * kChaseSteps);
   c.pos = got;
   if (got != want) {
     st.SkipWithError(("chase ended at element " + std::to_string(got) + ", the host walk at " + std::to_string(want)).c_str());

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -380,24 +379,6 @@ int peer_device(int device, std::string* why) {
 }
 
 // ---- Pointer chase ------------------------------------------------------------------------------
-std::vector<uint32_t> single_cycle(uint32_t n, uint64_t seed) {
-  if (n < 2) throw std::invalid_argument("a chase needs at least 2 elements");
-  std::vector<uint32_t> next(n);
-  for (uint32_t i = 0; i < n; ++i) next[i] = i;
-  std::mt19937_64 rng(seed);
-  for (uint32_t i = n - 1; i > 0; --i) {  // Sattolo: swap with a strictly earlier element -> one cycle
-    std::uniform_int_distribution<uint32_t> pick(0, i - 1);
-    std::swap(next[i], next[pick(rng)]);
-  }
-  return next;
-}
-
-uint32_t walk(const std::vector<uint32_t>& next, uint32_t start, long long steps) {
-  uint32_t p = start;
-  for (long long s = 0; s < steps; ++s) p = next[p];
-  return p;
-}
-
 void launch_chase(const uint32_t* chain, int steps, uint32_t* state, ClockSpan* span, cudaStream_t s) {
   chase_kernel<<<1, 1, 0, s>>>(chain, kChaseStrideBytes / 4, steps, state, span);
   CUDA_CHECK_LAUNCH("chase_kernel");

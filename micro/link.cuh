@@ -130,11 +130,9 @@ int peer_device(int device, std::string* why);
 // ---- Pointer chase ------------------------------------------------------------------------------
 constexpr size_t kChaseStrideBytes = 128;  // one chain element per 128-byte line: every load a new line
 
-// A random cyclic permutation of n elements (Sattolo's algorithm): next[i] for a walk that visits all
-// n before coming back.
-std::vector<uint32_t> single_cycle(uint32_t n, uint64_t seed);
-// Where a walk from `start` is after `steps` loads.
-uint32_t walk(const std::vector<uint32_t>& next, uint32_t start, long long steps);
+// The ring itself (a random cyclic permutation, and the host's walk of it) is model/chase.hpp's, the
+// latency family's.
+
 
 // One thread: pos = *state; `steps` dependent loads pos = chain[pos * stride_words]; *state = pos; the
 // clock64/globaltimer span of the loads in *span. Launched on the current device.

@@ -7,6 +7,7 @@
 #include "gpu_test.hpp"
 #include "harness/device_buffer.cuh"
 #include "micro/link.cuh"
+#include "model/chase.hpp"
 
 using namespace mh;
 using namespace mh::link;
@@ -93,7 +94,7 @@ void expect_chase_matches_host(uint32_t* chain, const std::vector<uint32_t>& nex
   DeviceBuffer<uint32_t> state(std::vector<uint32_t>{5});
   DeviceBuffer<ClockSpan> span(1);
   for (int i = 0; i < 3; ++i) launch_chase(chain, 100, state.data(), span.data());
-  EXPECT_EQ(state.download()[0], walk(next, 5, 300));
+  EXPECT_EQ(state.download()[0], model::walk(next, 5, 300));
   const ClockSpan s = span.download()[0];
   EXPECT_GT(s.cycles, 100);  // at least a cycle per dependent load
   EXPECT_GT(s.ns, 0);
@@ -107,7 +108,7 @@ std::vector<uint32_t> chain_image(const std::vector<uint32_t>& next) {
 
 TEST(Link, ChaseThroughHostMemoryMatchesHostWalk) {
   REQUIRE_GPU();
-  const std::vector<uint32_t> next = single_cycle(4096, 1), img = chain_image(next);
+  const std::vector<uint32_t> next = model::random_ring(4096, 1), img = chain_image(next);
   uint32_t* chain = nullptr;
   CUDA_CHECK(cudaHostAlloc(&chain, img.size() * 4, cudaHostAllocMapped));
   std::copy(img.begin(), img.end(), chain);
@@ -128,7 +129,7 @@ TEST(Link, PeerPathsMoveTheDataAndTheChaseMatches) {
         SCOPED_TRACE(std::string(path_name(path)) + " " + method_name(m) + " " + std::to_string(bytes));
         EXPECT_EQ(copy_and_check(path, Memory::device, m, dev, peer, bytes, seed += 2), "");
       }
-  const std::vector<uint32_t> next = single_cycle(4096, 2);
+  const std::vector<uint32_t> next = model::random_ring(4096, 2);
   const std::vector<uint32_t> img = chain_image(next);
   uint32_t* chain = nullptr;
   {
@@ -155,23 +156,6 @@ TEST(Link, NvmlReportsAPlausibleLink) {
   if (li.nvlink_count > 0 && !li.nvlink_rate_source.empty()) EXPECT_GT(li.nvlink_link_bytes_per_second, 1e9);
   if (li.nvlink_count > 0 && li.nvlink_rate_source.empty())
     std::printf("[ link     ] %d NVLinks active, version %d: no per-link rate from NVML\n", li.nvlink_count, li.nvlink_version);
-}
-
-// Host only: Sattolo's permutation is one cycle through every element; walk() follows it.
-TEST(LinkChase, SingleCycleVisitsEveryElementOnce) {
-  for (uint32_t n : {2u, 3u, 1000u}) {
-    const std::vector<uint32_t> next = single_cycle(n, 42);
-    std::set<uint32_t> seen;
-    uint32_t p = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      EXPECT_TRUE(seen.insert(p).second) << "element " << p << " twice before " << n << " steps";
-      p = next[p];
-    }
-    EXPECT_EQ(p, 0u);
-    EXPECT_EQ(walk(next, 0, n), 0u);
-    EXPECT_EQ(walk(next, 0, 1), next[0]);
-  }
-  EXPECT_THROW(single_cycle(1, 0), std::invalid_argument);
 }
 
 // Host only: the copy grid covers the data with kUnroll loads per thread, at most one wave, split by legs.
