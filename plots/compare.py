@@ -30,7 +30,8 @@ found at results/<slug>/noise_profile.json in this repository (slug as run_all.s
 h200), or given with --profile FILE; --no-profile leaves it out. Comparisons on the same GPU never use it.
 
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
-suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json); 3
+suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
+noise profile malformed or of another GPU model); 3
 nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0).
 """
 import argparse
