@@ -50,6 +50,7 @@ EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
 RUN_FILE = "benchmarks.json"
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE_FILE = "noise_profile.json"
+NOT_NEEDED = "noise profile: not used (no baseline from another GPU of the contender's model, by gpu_uuid)"
 
 
 class InputError(Exception):
@@ -150,15 +151,14 @@ def choose_profile(args, bases, cont, metric):
     path = Path(args.profile) if explicit else ROOT / "results" / noise.slug(cont.gpu_name) / PROFILE_FILE
     if args.no_profile:
         return None, "noise profile: off (--no-profile)"
-    doc = read_profile(path) if explicit else None
-    if not any(other_gpu_same_model(b, cont) for b in bases):
-        return None, "noise profile: not used (no baseline from another GPU of the contender's model, by gpu_uuid)"
-    if doc is None:
-        if not path.is_file():
-            return None, f"noise profile: none at {path} (plots/noise_profile.py makes one)"
-        doc = read_profile(path)
+    needed = any(other_gpu_same_model(b, cont) for b in bases)
+    if not explicit and not (needed and path.is_file()):
+        return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (plots/noise_profile.py makes one)")
+    doc = read_profile(path)  # a file given is checked even where this comparison does not need it
     if doc["gpu_name"] != cont.gpu_name:
         raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")
+    if not needed:
+        return None, NOT_NEEDED
     if doc["metric"] != metric:
         return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
     gpus = len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
@@ -218,6 +218,12 @@ def main(argv=None):
                   f"(use 'time' or one of: {', '.join(known)})", file=sys.stderr)
             return EXIT_UNUSABLE
 
+    try:
+        sigmas, profile_line = choose_profile(args, bases, cont, metric)
+    except InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
     out, cases = case_lines(bases, cont)
     if any(m == "different GPU" for m, _ in cases):
         names = sorted({b.gpu_name for b in bases} - {cont.gpu_name})
@@ -229,11 +235,6 @@ def main(argv=None):
     if len(bases) > 1 and len(commits) > 1 and None not in commits:
         out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
 
-    try:
-        sigmas, profile_line = choose_profile(args, bases, cont, metric)
-    except InputError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return EXIT_UNUSABLE
     out.append(profile_line)
     rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas)
     direction = "higher" if metric.endswith("_per_second") else "lower"
