@@ -23,11 +23,19 @@ The output says which case the comparison is, from the JSON contexts: same GPU (
 or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
 are read under the new names (sync/syncthreads/...), so old baselines still compare.
 
+Another GPU of the same model (gpu_uuid differs, gpu_name equal) differs from the baseline's GPU by more than
+its repetitions show (up to 5-13 % on some H200 benchmarks). For that case a noise profile, the between-GPU
+sigma of each benchmark (plots/noise_profile.py), raises the sigma to max(within, between runs, profile):
+found at results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g.
+h200), or given with --profile FILE; --no-profile leaves it out. Comparisons on the same GPU never use it.
+
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
-suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json); 3
+suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
+noise profile malformed or of another GPU model); 3
 nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0).
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -40,6 +48,9 @@ import tables
 PROG = "compare"
 EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
 RUN_FILE = "benchmarks.json"
+ROOT = Path(__file__).resolve().parents[1]
+PROFILE_FILE = "noise_profile.json"
+NOT_NEEDED = "noise profile: not used (no baseline from another GPU of the contender's model, by gpu_uuid)"
 
 
 class InputError(Exception):
@@ -109,6 +120,53 @@ def case_lines(bases, cont):
     return lines, cases
 
 
+def read_profile(path):
+    """A noise profile file -> its dict, checked (noise.profile_sigmas); InputError with one line if unusable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"--profile {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    try:
+        noise.profile_sigmas(doc)
+    except ValueError as e:
+        raise InputError(f"{path}: {e}") from None
+    return doc
+
+
+def other_gpu_same_model(base, cont):
+    """True when both runs name their GPU and it is another GPU of the same model."""
+    ub, uc = base.context.get("gpu_uuid"), cont.context.get("gpu_uuid")
+    return bool(ub and uc and ub != uc and base.context.get("gpu_name") == cont.context.get("gpu_name"))
+
+
+def choose_profile(args, bases, cont, metric):
+    """-> ({name: sigma} or None, header line). The profile applies when a baseline ran on another GPU of the
+    contender's model; a profile for another model is unusable input (InputError)."""
+    explicit = args.profile is not None
+    path = Path(args.profile) if explicit else ROOT / "results" / noise.slug(cont.gpu_name) / PROFILE_FILE
+    if args.no_profile:
+        return None, "noise profile: off (--no-profile)"
+    needed = any(other_gpu_same_model(b, cont) for b in bases)
+    if not explicit and not (needed and path.is_file()):
+        return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (plots/noise_profile.py makes one)")
+    doc = read_profile(path)  # a file given is checked even where this comparison does not need it
+    if doc["gpu_name"] != cont.gpu_name:
+        raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")
+    if not needed:
+        return None, NOT_NEEDED
+    if doc["metric"] != metric:
+        return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
+    gpus = len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
+    return noise.profile_sigmas(doc), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
+                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {gpus} GPUs), for the "
+                                       "baseline(s) on another GPU of the same model")
+
+
 def listing(title, names):
     return [f"{title} ({len(names)}):"] + [f"  {n}" for n in names] if names else [f"{title}: none"]
 
@@ -137,6 +195,11 @@ def main(argv=None):
     p.add_argument("--metric", default="time",
                    help="'time' (real_time per launch, the default) or a counter name; counters ending in "
                         "_per_second are higher-is-better, all others lower-is-better")
+    prof = p.add_mutually_exclusive_group()
+    prof.add_argument("--profile", metavar="FILE",
+                      help="noise profile to use when a baseline ran on another GPU of the same model (default: "
+                           f"results/<slug>/{PROFILE_FILE} in this repository, when there is one)")
+    prof.add_argument("--no-profile", action="store_true", help="use no noise profile")
     p.add_argument("--allow-missing", action="store_true",
                    help="benchmarks of the baselines missing from the contender do not fail (exit 0, not 3)")
     args = p.parse_args(argv)
@@ -155,6 +218,12 @@ def main(argv=None):
                   f"(use 'time' or one of: {', '.join(known)})", file=sys.stderr)
             return EXIT_UNUSABLE
 
+    try:
+        sigmas, profile_line = choose_profile(args, bases, cont, metric)
+    except InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
     out, cases = case_lines(bases, cont)
     if any(m == "different GPU" for m, _ in cases):
         names = sorted({b.gpu_name for b in bases} - {cont.gpu_name})
@@ -166,10 +235,11 @@ def main(argv=None):
     if len(bases) > 1 and len(commits) > 1 and None not in commits:
         out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
 
-    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric)
+    out.append(profile_line)
+    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas)
     direction = "higher" if metric.endswith("_per_second") else "lower"
     out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise), "
-            f"noise from {len(bases)} baseline run(s)" + ("" if len(bases) > 1 else
+            f"noise from {len(bases)} baseline run(s)" + (" and the profile" if sigmas else "") + ("" if len(bases) > 1 else
             " (one baseline knows only the noise inside its own run: give several for the spread between runs)"),
             ""]
     table = [[r.name, show(r.baseline, metric), show(r.contender, metric), f"{r.change:+.1%}",

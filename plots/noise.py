@@ -9,6 +9,8 @@ The noise of one benchmark, as a relative standard deviation, is the larger of
   baseline runs;
 - between-run: the range of the baseline runs' medians divided by d2(n), the standard range-to-sigma factor
   for n values (1.128 for 2 runs, 1.693 for 3). Only with two or more baselines.
+- profile: where the contender ran on another GPU of the baseline's model, the benchmark's between-GPU
+  sigma from a noise profile (profile(); results/<slug>/noise_profile.json, made by noise_profile.py).
 The threshold is max(FLOOR, K_SIGMA * noise). Why between-run matters: on the committed H200 runs the 5
 repetitions inside one process agree to 0.01-0.5 % while the same benchmark moved by up to 10 % between
 processes and machine instances (coalescing/read/hbm/stride:64); repetitions alone cannot see that, so a
@@ -27,6 +29,7 @@ Throttled samples (counter "throttled" >= 0.5: NVML reported power or thermal sl
 are dropped before anything is computed, so a slowdown is never called from them.
 """
 import math
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -86,19 +89,21 @@ def between_noise(medians):
 class Noise:
     within: float      # median over baseline runs of within_noise
     between: float     # between_noise of the baseline medians (0 with one baseline)
-    sigma: float       # max(within, between)
+    sigma: float       # max(within, between, profile)
     threshold: float   # max(floor, k * sigma)
+    profile: float = 0.0  # between-GPU sigma from a noise profile (0 when none applies)
 
 
-def noise(baseline_runs, floor=FLOOR, k=K_SIGMA):
-    """Noise and threshold of one benchmark from its baseline runs (a list of sample lists)."""
+def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0):
+    """Noise and threshold of one benchmark from its baseline runs (a list of sample lists); profile: its
+    between-GPU sigma from a noise profile, when the contender ran on another GPU of the same model."""
     runs = [xs for xs in baseline_runs if xs]
     within = [w for w in (within_noise(xs) for xs in runs) if not math.isnan(w)]
     w = statistics.median(within) if within else 0.0
     b = between_noise([statistics.median(xs) for xs in runs])
     b = 0.0 if math.isnan(b) else b
-    sigma = max(w, b)
-    return Noise(w, b, sigma, max(floor, k * sigma))
+    sigma = max(w, b, profile)
+    return Noise(w, b, sigma, max(floor, k * sigma), profile)
 
 
 @dataclass
@@ -113,13 +118,14 @@ class Verdict:
 
 
 def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
-            higher_is_better=False):
+            higher_is_better=False, profile=0.0):
     """Verdict for one benchmark: baseline_runs is a list of sample lists (one per baseline run),
-    contender one sample list, both already without throttled samples (see unthrottled()).
+    contender one sample list, both already without throttled samples (see unthrottled()); profile: the
+    benchmark's between-GPU sigma (noise()).
 
     min_time applies to the baseline median, so it is meant for times in seconds; pass 0 for other metrics."""
     usable = [xs for xs in baseline_runs if len(xs) >= min_samples]
-    nz = noise(usable, floor, k)
+    nz = noise(usable, floor, k, profile)
     if not usable or len(contender) < min_samples:
         base = statistics.median(statistics.median(xs) for xs in baseline_runs if xs) if any(baseline_runs) \
             else math.nan
@@ -157,13 +163,14 @@ class Row:
     clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
 
 
-def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME):
+def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
     spread is the between-run noise); contender: suite_json.Suite. -> list of Row, in the contender's order.
     For a counter other than time pass metric (counters ending in _per_second are higher-is-better) and
-    min_time stays judged on the baseline's real_time."""
+    min_time stays judged on the baseline's real_time. profile: {name: between-GPU sigma} (profile()), for a
+    contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it."""
     rows = []
     hib = metric.endswith("_per_second")
     for rec in contender.records:
@@ -179,7 +186,7 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             - sum(map(len, runs)) - len(cont)
         t_runs = [unthrottled(b.samples, TIME) for b in bases if TIME in b.samples]
         t_base = statistics.median(statistics.median(xs) for xs in t_runs if xs) if any(t_runs) else math.inf
-        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib)
+        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=(profile or {}).get(rec.name, 0.0))
         if v.verdict == AMBIGUOUS and dropped and (math.isnan(v.baseline) or math.isnan(v.contender)):
             # Throttled throughout (seen on H200s: HBM-bound launches at the power cap, SM clock 1935-1965 MHz):
             # no verdict, but the row still shows what was measured.
@@ -243,6 +250,76 @@ def same_code_and_machine(ctx_a, ctx_b):
     else:
         code = "unknown"
     return machine, code
+
+
+# --- Noise profile: the spread between GPUs of one model -------------------------------------------------
+
+def slug(gpu_name):
+    """The results folder name of a GPU model, as run_all.sh makes it: "NVIDIA H200" -> "h200"."""
+    s = re.sub(r"^nvidia ", "", gpu_name.lower())
+    return re.sub(r"[^a-z0-9]+", "-", s).strip("-")
+
+
+def profile(runs, metric=TIME):
+    """Between-GPU relative sigma of each benchmark's median, from runs (suite_json.Suite) of one GPU model
+    on several GPUs: between_noise() over one median per GPU (unthrottled samples). Runs on the same GPU
+    (equal gpu_uuid) count as one GPU, with the median of their medians, so that a GPU measured twice does
+    not weigh twice. -> {name: sigma} for every benchmark measured without error on at least two GPUs, in
+    the first run's order. Raises ValueError (one line) for runs of different models, a run without
+    gpu_uuid, or fewer than two GPUs."""
+    names = {s.context.get("gpu_name") for s in runs}
+    if len(names) != 1 or None in names:
+        raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
+                         if len(names) > 1 else "a run without gpu_name")
+    nouuid = [str(s.path) for s in runs if not s.context.get("gpu_uuid")]
+    if nouuid:
+        raise ValueError(f"{nouuid[0]}: no gpu_uuid in its context (a run from before that key cannot say "
+                         "which GPU it ran on)")
+    gpus = {}
+    for s in runs:
+        gpus.setdefault(s.context["gpu_uuid"], []).append(s)
+    if len(gpus) < 2:
+        raise ValueError(f"runs from {len(gpus)} GPU (gpu_uuid); the spread between GPUs needs at least two")
+    order = list(dict.fromkeys(r.name for s in runs for r in s.records))
+    out = {}
+    for name in order:
+        medians = []
+        for same_gpu in gpus.values():
+            ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric) for s in same_gpu
+                  if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
+            if ms:
+                medians.append(statistics.median(ms))
+        if len(medians) >= 2:
+            b = between_noise(medians)
+            if not math.isnan(b):
+                out[name] = b
+    return out
+
+
+def profile_document(runs, paths, metric=TIME):
+    """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
+    sigma = profile(runs, metric)
+    return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
+            "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, between_noise "
+                       "(range / d2(n) / median) of one median per GPU (unthrottled samples; runs on one GPU: "
+                       "the median of their medians)",
+            "gpus": len({s.context["gpu_uuid"] for s in runs}),
+            "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
+                     for p, s in zip(paths, runs)],
+            "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()}}
+
+
+def profile_sigmas(doc):
+    """Check a parsed noise profile file -> {name: sigma}; ValueError with one line when it is not one."""
+    if not isinstance(doc, dict):
+        raise ValueError("not a noise profile (expected a JSON object)")
+    for key, kind in (("gpu_name", str), ("metric", str), ("runs", list), ("between_gpu_sigma", dict)):
+        if not isinstance(doc.get(key), kind):
+            raise ValueError(f"not a noise profile: no {key!r} {kind.__name__}")
+    for name, v in doc["between_gpu_sigma"].items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a noise profile: between_gpu_sigma of {name} is {v!r}, not a number >= 0")
+    return dict(doc["between_gpu_sigma"])
 
 
 # --- Detection power on recorded runs -----------------------------------------------------------------------

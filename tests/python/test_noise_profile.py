@@ -1,0 +1,272 @@
+"""The between-GPU noise profile (plots/noise.py profile(), plots/noise_profile.py) and its use by compare.py:
+sigma on constructed suites, the script's input checks, compare using it only for another GPU of the same
+model, and the committed profile on the three calibration runs it was made from."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import noise
+import suite_json
+from conftest import run
+from test_bad_input import BAD
+from test_compare import QUIET, cells, listed, with_context
+from test_noise import reps, suite
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = "NVIDIA H200"
+# The calibration runs of results/h200/noise_profile.json: three H200s (different gpu_uuid) on two machines.
+CALIBRATION = ("20261130T222947Z/benchmarks.json", "20261130T223722Z/gpu0/benchmarks.json",
+               "20261130T223722Z/gpu1/benchmarks.json")
+COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
+HBM64 = "coalescing/read/hbm/stride:64"
+
+
+def gpu_suite(uuid, medians, name=H200, throttled=None):
+    """A suite of quiet benchmarks {name: median seconds} on the GPU `uuid`."""
+    s = suite({n: {"real_time": reps(m, 0.002), **({"throttled": throttled[n]} if throttled and n in throttled else {})}
+               for n, m in medians.items()}, {"gpu_name": name, "gpu_uuid": uuid, "git_commit": "a" * 40})
+    s.path = f"{uuid}.json"
+    return s
+
+
+# --- profile() ------------------------------------------------------------------------------------------------
+
+def test_profile_is_between_noise_of_one_median_per_gpu():
+    runs = [gpu_suite("GPU-1", {"a": 1.0e-3, "b": 2e-3}), gpu_suite("GPU-2", {"a": 1.05e-3, "b": 2e-3}),
+            gpu_suite("GPU-3", {"a": 1.1e-3, "b": 2e-3, "only_here": 1e-3})]
+    sigma = noise.profile(runs)
+    assert sigma["a"] == pytest.approx(0.1 / 1.05 / 1.693) and sigma["b"] == pytest.approx(0.0)
+    assert "only_here" not in sigma  # one GPU cannot tell a spread between GPUs
+
+
+def test_runs_on_one_gpu_are_one_gpu():
+    """Two runs of GPU-1 (1.0 and 1.2 ms) are one GPU at their median 1.1 ms: against GPU-2 at 1.1 ms, no spread;
+    the spread between them is not between GPUs."""
+    runs = [gpu_suite("GPU-1", {"a": 1.0e-3}), gpu_suite("GPU-1", {"a": 1.2e-3}), gpu_suite("GPU-2", {"a": 1.1e-3})]
+    assert noise.profile(runs)["a"] == pytest.approx(0.0)
+    assert noise.profile_document(runs, ["x", "y", "z"])["gpus"] == 2
+
+
+def test_profile_drops_throttled_samples():
+    slow = [2e-3] * 3 + [1e-3, 1e-3]  # throttled 2 ms, unthrottled as on GPU-1
+    t = gpu_suite("GPU-2", {"a": 1e-3}, throttled={"a": [1, 1, 1, 0, 0]})
+    t.by_name["a"].samples["real_time"] = slow
+    assert noise.profile([gpu_suite("GPU-1", {"a": 1e-3}), t])["a"] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("runs, message", [
+    ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-2", {"a": 1e-3}, name="NVIDIA H100")], "different GPU models"),
+    ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-1", {"a": 1e-3})], "at least two"),
+    ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("", {"a": 1e-3})], "no gpu_uuid")])
+def test_profile_refuses(runs, message):
+    with pytest.raises(ValueError, match=message):
+        noise.profile(runs)
+
+
+@pytest.mark.parametrize("gpu_name, expected", [("NVIDIA H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100-80gb-hbm3"),
+                                                ("Tesla V100-SXM2-16GB", "tesla-v100-sxm2-16gb")])
+def test_slug_as_run_all_makes_it(gpu_name, expected):
+    assert noise.slug(gpu_name) == expected
+
+
+@pytest.mark.parametrize("doc, message", [([], "JSON object"), ({"gpu_name": H200}, "'metric'"),
+                                          ({"gpu_name": H200, "metric": "real_time", "runs": [],
+                                            "between_gpu_sigma": {"a": -0.1}}, ">= 0"),
+                                          ({"gpu_name": H200, "metric": "real_time", "runs": [],
+                                            "between_gpu_sigma": {"a": "x"}}, ">= 0")])
+def test_profile_sigmas_checks_the_file(doc, message):
+    with pytest.raises(ValueError, match=message):
+        noise.profile_sigmas(doc)
+
+
+# --- noise_profile.py ---------------------------------------------------------------------------------------------
+
+def test_script_writes_the_profile(make_json, tmp_path):
+    a = with_context(make_json(subdir="runs/a", seed=0, noise=QUIET), gpu_uuid="GPU-1", git_commit="a" * 40)
+    b = with_context(make_json(subdir="runs/b", seed=1, noise=QUIET, slow={HBM64: 1.1}), gpu_uuid="GPU-2")
+    out = tmp_path / "profile.json"
+    r = run("noise_profile", tmp_path / "runs", "-o", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["gpu_name"] == H200 and doc["metric"] == "real_time" and doc["gpus"] == 2
+    assert [x["path"] for x in doc["runs"]] == [str(a), str(b)]
+    assert [x["gpu_uuid"] for x in doc["runs"]] == ["GPU-1", "GPU-2"] and doc["runs"][0]["git_commit"] == "a" * 40
+    assert doc["between_gpu_sigma"][HBM64] > 0.05 > max(v for n, v in doc["between_gpu_sigma"].items() if n != HBM64)
+    assert noise.profile_sigmas(doc) == doc["between_gpu_sigma"]
+
+
+def one_line_exit_2(r, *words):
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), r.stderr
+    return lines[0]
+
+
+def test_script_bad_input(make_json, tmp_path, write_json):
+    one = with_context(make_json("a.json"), gpu_uuid="GPU-1")
+    other = with_context(make_json("b.json", gpu_name="NVIDIA H100"), gpu_uuid="GPU-2")
+    out = tmp_path / "p.json"
+    one_line_exit_2(run("noise_profile", one, other, "-o", out), "noise_profile: error:", "different GPU models")
+    one_line_exit_2(run("noise_profile", one, make_json("c.json"), "-o", out), "no gpu_uuid")
+    one_line_exit_2(run("noise_profile", one, "-o", out), "at least two")
+    one_line_exit_2(run("noise_profile", one, other, "-o", one), "refusing to write", "an input")
+    one_line_exit_2(run("noise_profile", tmp_path / "nothing_here", "-o", out), "no such file")
+    for content, reason in BAD.values():
+        one_line_exit_2(run("noise_profile", one, write_json(content), "-o", out), reason)
+    assert not out.exists()
+    r = run("noise_profile", one)
+    assert r.returncode == 2 and "-o" in r.stderr
+
+
+def test_committed_profile_is_what_the_script_makes(tmp_path):
+    """results/h200/noise_profile.json is derived from the three calibration runs, nothing else."""
+    out = tmp_path / "p.json"
+    paths = [Path("results/h200") / c for c in CALIBRATION]
+    r = subprocess.run([sys.executable, str(ROOT / "plots" / "noise_profile.py"), *map(str, paths), "-o", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text()) == json.loads(COMMITTED.read_text())
+
+
+# --- compare.py with a profile --------------------------------------------------------------------------------
+
+def profile_file(tmp_path, sigmas, gpu_name=H200, name="profile.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"gpu_name": gpu_name, "metric": "real_time",
+                             "runs": [{"path": "x", "gpu_uuid": "GPU-8"}, {"path": "y", "gpu_uuid": "GPU-9"}],
+                             "between_gpu_sigma": sigmas}))
+    return p
+
+
+@pytest.fixture
+def pair(make_json):
+    """A baseline on GPU-1 and contenders with HBM64 10 % slower, on GPU-2 (same model) and on GPU-1."""
+    base = with_context(make_json("base.json", noise=QUIET), gpu_uuid="GPU-1")
+    other = with_context(make_json("other.json", seed=1, noise=QUIET, slow={HBM64: 1.1}), gpu_uuid="GPU-2")
+    same = with_context(make_json("same.json", seed=1, noise=QUIET, slow={HBM64: 1.1}), gpu_uuid="GPU-1")
+    return base, other, same
+
+
+def test_profile_lifts_the_threshold_for_another_gpu_of_the_model(pair, tmp_path):
+    base, other, same = pair
+    prof = profile_file(tmp_path, {HBM64: 0.05})
+    r = run("compare", base, other, "--profile", prof)
+    assert r.returncode == 0, r.stdout
+    assert cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]  # max(3 %, 3 x 5 %)
+    assert f"noise profile: {prof} (NVIDIA H200, between-GPU sigma of 1 benchmarks from 2 GPUs)" in r.stdout
+    assert "noise from 1 baseline run(s) and the profile" in r.stdout
+    # the same GPU: no profile, the 10 % is a slowdown
+    r = run("compare", base, same, "--profile", prof)
+    assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64] and "noise profile: not used" in r.stdout
+    # --no-profile: the old verdict
+    r = run("compare", base, other, "--no-profile")
+    assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64] and "noise profile: off" in r.stdout
+
+
+def test_benchmarks_missing_from_the_profile_keep_the_old_rule(pair, tmp_path):
+    base, other, _ = pair
+    r = run("compare", base, other, "--profile", profile_file(tmp_path, {"ceiling/fma": 0.5}))
+    assert r.returncode == 1 and cells(r.stdout, HBM64)[6:8] == [f"{noise.FLOOR:.1%}", "slower"]
+
+
+def test_files_without_gpu_uuid_do_not_use_it(make_json, tmp_path):
+    """Runs from before gpu_uuid cannot say whether they ran on one GPU: no profile."""
+    r = run("compare", make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={HBM64: 1.1}),
+            "--profile", profile_file(tmp_path, {HBM64: 0.05}))
+    assert r.returncode == 1 and "noise profile: not used" in r.stdout
+
+
+def test_the_committed_profile_is_found_by_the_gpu_name(pair):
+    base, other, _ = pair
+    r = run("compare", base, other)
+    assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 3 GPUs" in r.stdout
+    sigma = json.loads(COMMITTED.read_text())["between_gpu_sigma"][HBM64]
+    assert cells(r.stdout, HBM64)[6] == f"{max(noise.FLOOR, noise.K_SIGMA * sigma):.1%}"
+
+
+def test_no_profile_for_the_model_is_said(make_json):
+    base = with_context(make_json("a.json", gpu_name="NVIDIA B300", noise=QUIET), gpu_uuid="GPU-1")
+    r = run("compare", base, with_context(make_json("b.json", seed=1, gpu_name="NVIDIA B300", noise=QUIET),
+                                          gpu_uuid="GPU-2"))
+    assert r.returncode == 0 and f"noise profile: none at {ROOT / 'results' / 'b300' / 'noise_profile.json'}" in r.stdout
+
+
+def test_profile_of_another_model_is_unusable(pair, tmp_path):
+    base, other, same = pair
+    h100 = profile_file(tmp_path, {HBM64: 0.05}, gpu_name="NVIDIA H100")
+    for cont in (other, same):  # given, it is checked even where the comparison does not need it
+        one_line_exit_2(run("compare", base, cont, "--profile", h100), "compare: error:", "'NVIDIA H100'", "'NVIDIA H200'")
+
+
+@pytest.mark.parametrize("content, reason", [("{not json", "not JSON"), ("[1, 2]", "not a noise profile"),
+                                             (json.dumps({"gpu_name": H200, "metric": "real_time", "runs": [],
+                                                          "between_gpu_sigma": {HBM64: float("nan")}}), "not a number")])
+def test_malformed_profile_is_unusable(pair, tmp_path, content, reason):
+    base, other, same = pair
+    bad = tmp_path / "bad_profile.json"
+    bad.write_text(content)
+    for cont in (other, same):  # a bad file given is bad input whether or not this comparison needs it
+        one_line_exit_2(run("compare", base, cont, "--profile", bad), f"compare: error: {bad}", reason)
+    one_line_exit_2(run("compare", base, other, "--profile", tmp_path / "absent.json"), "no such file")
+    r = run("compare", base, other, "--profile", bad, "--no-profile")
+    assert r.returncode == 2 and "not allowed with" in r.stderr
+
+
+# --- the calibration runs -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def calibration():
+    return [suite_json.load(ROOT / "results" / "h200" / c) for c in CALIBRATION]
+
+
+def test_calibration_pairs_are_same_with_the_profile(calibration):
+    """Every ordered pair of the three calibration runs (three H200s, two machines): exit 0, nothing slower.
+    In-sample: the profile was made from these very runs, so this shows that compare applies it, not how well
+    it predicts a GPU it has not seen. Without it the same pairs fail (some pair exits 1)."""
+    paths = [c.path for c in calibration]
+    codes = []
+    for a in paths:
+        for b in paths:
+            if a is b:
+                continue
+            r = run("compare", a, b)
+            assert r.returncode == 0 and listed(r.stdout, "Slower") == [], (a, b, r.stdout[-3000:])
+            assert f"noise profile: {COMMITTED}" in r.stdout and "case: same GPU model;" in r.stdout
+            codes.append(run("compare", a, b, "--no-profile").returncode)
+    assert 1 in codes
+
+
+# Measured (seed 1, 100 trials of 20 benchmarks >= 100 µs at +10 %, every ordered pair in turn): 91.2 % with the
+# profile, 95.95 % without it. The profile lifts the threshold of 148 of the 549 eligible benchmarks above the
+# 3 % floor (17 above 10 %: link/*/pageable/* up to 34 %, coalescing/read/hbm/stride:64 and :128, latency/chase/
+# l2only with 64 KiB and 2 MiB strides, hierarchy/read around 1-10 MiB); a 10 % slowdown on another GPU of those
+# is within what GPUs differ by.
+DETECTED_WITH_PROFILE = 0.912
+
+
+def test_planted_ten_percent_with_the_profile(calibration):
+    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
+    rate, hit, total = noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof)
+    base_rate, _, _ = noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1)
+    assert total == 2000 and rate == pytest.approx(DETECTED_WITH_PROFILE, abs=0.0005), (hit, total)
+    assert base_rate >= 0.95 and rate < base_rate  # the profile can only lift thresholds
+
+
+@pytest.mark.xfail(strict=True, reason="the issue-15 target; measured 91.2 % with the between-GPU profile (see above)")
+def test_planted_ten_percent_with_the_profile_reaches_95_percent(calibration):
+    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
+    assert noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof)[0] >= 0.95
+
+
+def test_profile_never_lowers_a_threshold(calibration):
+    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
+    a, b = calibration[0], calibration[1]
+    plain = {r.name: r.threshold for r in noise.compare_suites([a], b)}
+    lifted = {r.name: r.threshold for r in noise.compare_suites([a], b, profile=prof)}
+    assert plain.keys() == lifted.keys() and all(lifted[n] >= plain[n] for n in plain)
+    assert sum(lifted[n] > plain[n] for n in plain) > 100
+    assert not any(math.isnan(v) for v in lifted.values())
