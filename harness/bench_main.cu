@@ -67,8 +67,10 @@ void add_context() {
   benchmark::AddCustomContext("sm_clock_observed_mhz", clock);
   // Where the per-repetition counters throttled and sm_clock_mhz come from, or why they are absent.
   std::string why;
-  mh::nvml::device_handle(f.device, &why);
+  const mh::nvml::Device dev = mh::nvml::device_handle(f.device, &why);
   benchmark::AddCustomContext("clock_events_source", why.empty() ? "nvml" : why);
+  double watts = 0;
+  if (mh::nvml::power_limit_watts(dev, &watts)) benchmark::AddCustomContext("power_limit_watts", std::to_string(static_cast<int>(watts + 0.5)));
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 

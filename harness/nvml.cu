@@ -105,6 +105,15 @@ std::string driver_version() {
   return buf;
 }
 
+bool power_limit_watts(Device dev, double* watts) {
+  using LimitFn = int (*)(Device, unsigned*);
+  static const LimitFn fn = function<LimitFn>("nvmlDeviceGetEnforcedPowerLimit");
+  unsigned mw = 0;
+  if (!dev || !fn || fn(dev, &mw) != kSuccess || mw == 0) return false;
+  *watts = mw / 1000.0;
+  return true;
+}
+
 Device device_handle(int cuda_device, std::string* why) {
   static std::mutex m;
   static std::map<int, std::pair<Device, std::string>> cache;  // device -> handle, or why none

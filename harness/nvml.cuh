@@ -35,6 +35,10 @@ std::string driver_version();
 // the reason in *why when there is none. Cached per device.
 Device device_handle(int cuda_device, std::string* why = nullptr);
 
+// The power limit the driver enforces on `dev`, in watts (nvmlDeviceGetEnforcedPowerLimit); false when NVML
+// cannot tell. Two boards of one model may differ in it (SXM and PCIe forms), and with it in their clocks.
+bool power_limit_watts(Device dev, double* watts);
+
 // ---- Clock-event reasons ("throttle reasons" before NVML 12.2) ------------------------------------
 // Bits of nvmlClocksEventReasons (nvmlClocksThrottleReasons), as nvml.h defines them.
 constexpr uint64_t kReasonGpuIdle = 0x1;             // nothing running: clocks may idle down

@@ -16,8 +16,10 @@ Verdicts, change = contender median / median of the baselines' medians - 1:
   slower     worse by more than the threshold (this fails: exit 1);
   faster     better by more than the threshold;
   ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time (launch- and
-             placement-bound), the contender noisier than the threshold allows, or fewer than 3 unthrottled
-             repetitions on a side. Samples taken while the GPU throttled are dropped first.
+             placement-bound), the contender noisier than the threshold allows, fewer than 3 unthrottled
+             repetitions on a side, or (contender on another GPU) a host-bound benchmark: pageable copies and
+             the chase through host memory measure the host too. Samples taken while the GPU throttled are
+             dropped first.
 The output says which case the comparison is, from the JSON contexts: same GPU (gpu_uuid), same GPU model
 (gpu_name) or different GPU; same code (git_commit, both clean), different code (git_commit or suite_version)
 or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
@@ -41,6 +43,7 @@ import os
 import sys
 from pathlib import Path
 
+import families
 import noise
 import suite_json
 import tables
@@ -236,7 +239,10 @@ def main(argv=None):
         out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
 
     out.append(profile_line)
-    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas)
+    # Another GPU may sit in another host: what measures the host (pageable copies) is not judged then.
+    other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
+    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas,
+                                host_bound=families.host_bound if other_gpu else None)
     direction = "higher" if metric.endswith("_per_second") else "lower"
     out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise), "
             f"noise from {len(bases)} baseline run(s)" + (" and the profile" if sigmas else "") + ("" if len(bases) > 1 else

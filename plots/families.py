@@ -23,6 +23,8 @@ class Family:
     ncu: str = None           # regex after "<name>/" of what ncu_profile.sh profiles; None: nothing
     ncu_section: str = None   # ncu_table.py function tabulating the profile against the model
     old: tuple = ()           # earlier first segments, read as <name>/<old>/... (old baselines still compare)
+    host_bound: str = None    # regex after "<name>/" of benchmarks that measure the host (its CPU, memory and PCIe
+                              # path) as much as the GPU: compare.py judges them only against the same GPU
 
 
 FAMILIES = (
@@ -32,8 +34,9 @@ FAMILIES = (
            ncu_section="ceiling"),
     Family("hierarchy", ("op",), plots=("hierarchy",), sections=("hierarchy_edges",), quick="read/"),
     Family("latency", ("kind",), plots=("latency", "latency_sm"), sections=("latency",),
-           quick="(chase/ws:|sm_spread/)"),
-    Family("link", (), plots=("links",), sections=("links",), quick="(h2d|d2h)/pinned/ce/"),
+           quick="(chase/ws:|sm_spread/)", host_bound="link/host$"),
+    Family("link", (), plots=("links",), sections=("links",), quick="(h2d|d2h)/pinned/ce/",
+           host_bound="(h2d|d2h|bidir)/pageable/"),
     Family("smem_banks", ("mode", "layout"), plots=("banks",), sections=("smem_banks",),
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
@@ -55,6 +58,14 @@ def canonical(name):
     """A benchmark name under its current family: 'syncthreads/threads:32/...' -> 'sync/syncthreads/threads:32/...'."""
     first = name.split("/", 1)[0]
     return f"{_OLD[first]}/{name}" if first in _OLD else name
+
+
+def host_bound(name):
+    """True for a benchmark that measures its host as much as its GPU (Family.host_bound): pageable copies,
+    which the CPU stages, moved by 13-60 % between H200 machines; the chase through host memory by 8 %."""
+    import re
+    f = get(canonical(name).split("/", 1)[0])
+    return bool(f and f.host_bound and re.match(f"{f.name}/(?:{f.host_bound})", canonical(name)))
 
 
 def _alternation(attr):

@@ -163,14 +163,17 @@ class Row:
     clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
 
 
-def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None):
+def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
+                   host_bound=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
     spread is the between-run noise); contender: suite_json.Suite. -> list of Row, in the contender's order.
     For a counter other than time pass metric (counters ending in _per_second are higher-is-better) and
     min_time stays judged on the baseline's real_time. profile: {name: between-GPU sigma} (profile()), for a
-    contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it."""
+    contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it.
+    host_bound: a predicate on names, for a contender on another GPU (so, maybe, another host): the benchmarks
+    it names measure the host as much as the GPU and are never called slower or faster, only ambiguous."""
     rows = []
     hib = metric.endswith("_per_second")
     for rec in contender.records:
@@ -198,6 +201,9 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         if t_base < min_time and v.verdict in (FASTER, SLOWER):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"launch under {min_time * 1e6:g} µs", short=True)
+        elif host_bound and v.verdict in (FASTER, SLOWER) and host_bound(rec.name):
+            v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
+                        "host-bound: measures the host as much as the GPU, and the GPUs differ")
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict,
                         t_base < min_time, dropped, v.reason, _clock_change(bases, rec)))
     return rows
