@@ -27,10 +27,8 @@
 // (one counter per SM, up to 132 and more: the per-SM picture reads them; no side file exists).
 // Every chase's end slot is checked against the host walk of the same ring: a mismatch is an error.
 //
-// Time (H200 estimate, Google Benchmark's iteration growth modelled): 191 benchmarks; with
-// --benchmark_min_time=0.02s and 5 repetitions each costs ~0.15-0.2 s of GPU time whatever its size (DRAM
-// points: 16384 loads x ~350 ns = 6 ms a launch), plus ~4 s of host time building rings (Sattolo over 33 M
-// slots at 4 GiB). About 35-40 s in all.
+// Time: 192 benchmarks (193 with a peer); at --benchmark_min_time=0.01s and 5 repetitions the family took
+// 25 s of the H200 runs 20261201T*, ~4 s of it host time building rings (Sattolo over 33 M slots at 4 GiB).
 #include <algorithm>
 #include <memory>
 #include <stdexcept>

@@ -36,7 +36,7 @@ FAMILIES = (
     Family("latency", ("kind",), plots=("latency", "latency_sm"), sections=("latency",),
            quick="(chase/ws:|sm_spread/)", host_bound="link/host$"),
     Family("link", (), plots=("links",), sections=("links",), quick="(h2d|d2h)/pinned/ce/",
-           host_bound="(h2d|d2h|bidir)/pageable/"),
+           host_bound="(h2d|d2h|bidir)/"),
     Family("smem_banks", ("mode", "layout"), plots=("banks",), sections=("smem_banks",),
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
@@ -61,8 +61,9 @@ def canonical(name):
 
 
 def host_bound(name):
-    """True for a benchmark that measures its host as much as its GPU (Family.host_bound): pageable copies,
-    which the CPU stages, moved by 13-60 % between H200 machines; the chase through host memory by 8 %."""
+    """True for a benchmark that measures its host as much as its GPU (Family.host_bound): copies to and from
+    host memory, pageable (the CPU stages them: 13-60 % apart between H200 machines) and pinned (the host's
+    PCIe path: 4-8 % apart at 256 MiB-1 GiB), and the chase through host memory (8 %)."""
     import re
     f = get(canonical(name).split("/", 1)[0])
     return bool(f and f.host_bound and re.match(f"{f.name}/(?:{f.host_bound})", canonical(name)))

@@ -291,7 +291,10 @@ def profile(runs, metric=TIME):
     for name in order:
         medians = []
         for same_gpu in gpus.values():
-            ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric) for s in same_gpu
+            # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap) still
+            # shows by its median under the cap how far apart GPUs are.
+            ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric) or
+                                                   list(s.by_name[name].samples.get(metric, ())) for s in same_gpu
                   if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
             if ms:
                 medians.append(statistics.median(ms))

@@ -61,10 +61,11 @@ def test_command_line_for_run_all():
     assert r.returncode == 2 and "one of the arguments" in r.stderr
 
 
-def test_host_bound_names_the_pageable_copies_and_the_host_chase_only():
+def test_host_bound_names_the_host_copies_and_the_host_chase_only():
     assert families.host_bound("link/d2h/pageable/ce/bytes:4194304")
+    assert families.host_bound("link/h2d/pinned/sm/bytes:1024")
     assert families.host_bound("link/bidir/pageable/ce/bytes:33554432/manual_time")
     assert families.host_bound("latency/link/host")
-    for name in ("link/d2h/pinned/ce/bytes:4194304", "link/peer/uni/ce/bytes:1024", "latency/link/peer",
+    for name in ("link/peer/uni/ce/bytes:1024", "link/peer/bidir/sm/bytes:1024", "latency/link/peer",
                  "latency/link/hostile", "latency/chase/ws:1024/stride:128", "nope/link/host", "x"):
         assert not families.host_bound(name), name

@@ -255,11 +255,11 @@ def test_false_alarm_table_lists_the_flagged(recorded):
 
 def test_host_bound_benchmarks_are_ambiguous_against_another_gpu_only():
     base = suite({"link/d2h/pageable/ce/bytes:4194304": {"real_time": reps(300e-6, 0.002)},
-                  "link/d2h/pinned/ce/bytes:4194304": {"real_time": reps(80e-6 * 4, 0.002)}})
+                  "link/peer/uni/ce/bytes:4194304": {"real_time": reps(80e-6 * 4, 0.002)}})
     cont = suite({"link/d2h/pageable/ce/bytes:4194304": {"real_time": reps(400e-6, 0.002)},
-                  "link/d2h/pinned/ce/bytes:4194304": {"real_time": reps(80e-6 * 5, 0.002)}})
+                  "link/peer/uni/ce/bytes:4194304": {"real_time": reps(80e-6 * 5, 0.002)}})
     rows = {r.name: r for r in noise.compare_suites([base], cont, host_bound=families.host_bound)}
     assert rows["link/d2h/pageable/ce/bytes:4194304"].verdict == AMBIGUOUS
     assert "host-bound" in rows["link/d2h/pageable/ce/bytes:4194304"].reason
-    assert rows["link/d2h/pinned/ce/bytes:4194304"].verdict == SLOWER  # the GPU's own link is still judged
+    assert rows["link/peer/uni/ce/bytes:4194304"].verdict == SLOWER  # the GPUs' own link is still judged
     assert all(r.verdict == SLOWER for r in noise.compare_suites([base], cont))  # same GPU: no exemption
