@@ -13,6 +13,11 @@ judged either: the CPU copies them through a staging buffer, so their rate is th
 process's NUMA placement), not the link's; the pinned copies judge the same link. The others are still listed
 with --all.
 
+GPUs of one model differ by more than their repetitions show on some benchmarks (the L1-to-L2 slope of
+hierarchy/read, L2-sized chases: 5-15 % between healthy H200s). Where the model has a noise profile
+(results/<gpu>/noise_profile.json, plots/noise_profile.py; --no-profile: none), a GPU is flagged only when it is
+also more than 3 x that benchmark's between-GPU sigma worse.
+
 Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice)."""
 import argparse
 import math
@@ -20,6 +25,8 @@ import os
 import statistics
 import sys
 
+import compare as compare_py
+import noise
 import suite_json
 
 PROG = "node_report"
@@ -133,10 +140,12 @@ def compare(tables, judged):
     return out
 
 
-def is_flagged(score, cv, threshold, judged=True):
-    """A judged entry worse than the margin allows, and by more than 3 x the GPU's own run-to-run spread (a
-    copy whose repetitions scatter by 20 % says nothing about the link)."""
-    return judged and score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
+def is_flagged(score, cv, threshold, judged=True, spread=0.0):
+    """A judged entry worse than the margin allows, by more than 3 x the GPU's own run-to-run spread (a copy
+    whose repetitions scatter by 20 % says nothing about the link), and by more than 3 x the spread between
+    GPUs of the model (the noise profile's sigma; 0 without one)."""
+    return (judged and score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
+            and not (spread > 0 and 1 - score < 3 * spread))
 
 
 def fmt(v, counter):
@@ -153,10 +162,12 @@ def fmt(v, counter):
     return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
 
 
-def report(files, suites, labels, rows, margin, min_time, show_all):
+def report(files, suites, labels, rows, margin, min_time, show_all, spreads=None, profile_line=""):
     threshold = 1 - margin / 100
+    spreads = spreads or {}
     flagged = [(name, counter, values, scores, i) for name, counter, values, scores, cvs, judged in rows
-               for i, (s, cv) in enumerate(zip(scores, cvs)) if is_flagged(s, cv, threshold, judged)]
+               for i, (s, cv) in enumerate(zip(scores, cvs))
+               if is_flagged(s, cv, threshold, judged, spreads.get(name, 0.0))]
     n_judged = sum(1 for r in rows if r[5])
     lines = [f"# Node report: {len(suites)} GPU(s)", ""]
     names = sorted({s.gpu_name for s in suites})
@@ -167,7 +178,8 @@ def report(files, suites, labels, rows, margin, min_time, show_all):
               "its siblings (the other GPUs), and by more than 3 x its own coefficient of variation. Judged: "
               f"the largest transfer of each link path, and the benchmarks that take at least {min_time * 1e6:g} us "
               f"per launch on every GPU ({n_judged} of {len(rows)} compared entries; shorter ones are launch- or "
-              "latency-bound and scatter between processes; pageable copies run at the host CPU's pace).", ""]
+              "latency-bound and scatter between processes; pageable copies run at the host CPU's pace).",
+              ""] + ([profile_line, ""] if profile_line else [])
     lines += ["| GPU | model | UUID | file | judged | flagged | worst judged (relative to siblings) |", "|---|---|---|---|---|---|---|"]
     for i, (f, s, label) in enumerate(zip(files, suites, labels)):
         mine = [(r[3][i], r[0]) for r in rows if r[3][i] is not None and r[5]]
@@ -186,7 +198,8 @@ def report(files, suites, labels, rows, margin, min_time, show_all):
                          f"{scores[i]:.3f} |")
         lines.append("")
     elif len(suites) >= 2:
-        lines += [f"Nothing flagged: every GPU is within {margin:g} % of its siblings on all {n_judged} judged entries.", ""]
+        lines += [f"Nothing flagged: on all {n_judged} judged entries every GPU is within {margin:g} % of its siblings, "
+                  "or within 3 x its own or the model's between-GPU spread.", ""]
     # The links side by side: the largest size of each link path, and the link facts.
     shown = [r for r in rows if show_all] or [r for r in rows if link_path(r[0]) and is_largest(r[0], rows)] + \
         [r for r in rows if r[0].startswith(("context:", "latency/link/"))]
@@ -194,11 +207,32 @@ def report(files, suites, labels, rows, margin, min_time, show_all):
         lines += ["## " + ("Every compared entry" if show_all else "Links side by side (largest transfer of each path)"), "",
                   "| entry | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
         for name, counter, values, scores, cvs, judged in shown:
-            cells = [fmt(v, counter) + (" **(flagged)**" if is_flagged(s, cv, threshold, judged) else "")
+            cells = [fmt(v, counter) + (" **(flagged)**" if is_flagged(s, cv, threshold, judged, spreads.get(name, 0.0)) else "")
                      for v, s, cv in zip(values, scores, cvs)]
             lines.append(f"| {name}{'' if judged else ' (not judged)'} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines), flagged
+
+
+def model_profile(suites, off):
+    """({name: between-GPU sigma}, a line for the report) from the GPUs' model's noise profile, where it has
+    one and the node is of one model; an unusable profile file is unusable input (exit 2)."""
+    names = {s.gpu_name for s in suites}
+    if off or len(names) != 1:
+        return {}, "Noise profile: off (--no-profile)." if off else ""
+    name = names.pop()
+    path = compare_py.ROOT / "results" / noise.slug(name) / compare_py.PROFILE_FILE
+    if not path.is_file():
+        return {}, f"Noise profile: none for {name} ({path} absent): only the margin and each GPU's own spread count."
+    try:
+        doc = compare_py.read_profile(path)
+    except compare_py.InputError as e:
+        fail(str(e))
+    if doc["gpu_name"] != name or doc["metric"] != suite_json.TIME:
+        fail(f"{path}: a noise profile of {doc['gpu_name']!r} for {doc['metric']}, not of {name!r} for {suite_json.TIME}")
+    gpus = len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
+    return noise.profile_sigmas(doc), (f"Noise profile: {path.relative_to(compare_py.ROOT)} (between-GPU sigma of "
+                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {gpus} GPUs of this model).")
 
 
 def main(argv=None):
@@ -209,6 +243,7 @@ def main(argv=None):
     p.add_argument("--min-time", type=float, default=100.0, help="judge only benchmarks that take at least this "
                    "many microseconds per launch (median real_time) on every GPU (default 100)")
     p.add_argument("--all", action="store_true", help="list every compared benchmark, not only the links")
+    p.add_argument("--no-profile", action="store_true", help="judge without the model's noise profile")
     p.add_argument("-o", "--output", help="also write the Markdown here")
     args = p.parse_args(argv)
     if not 0 < args.margin < 100:
@@ -231,7 +266,8 @@ def main(argv=None):
     tables = [rows_of(s) for s in suites]
     min_time = args.min_time * 1e-6
     rows = compare(tables, judged_names(tables, min_time))
-    text, flagged = report(args.json, suites, labels, rows, args.margin, min_time, args.all)
+    spreads, profile_line = model_profile(suites, args.no_profile)
+    text, flagged = report(args.json, suites, labels, rows, args.margin, min_time, args.all, spreads, profile_line)
     print(text)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

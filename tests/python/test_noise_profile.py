@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import families
 import noise
 import suite_json
 from conftest import run
@@ -19,8 +20,9 @@ from test_noise import reps, suite
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
 # The calibration runs of results/h200/noise_profile.json: three H200s (different gpu_uuid) on two machines.
-CALIBRATION = ("20261130T222947Z/benchmarks.json", "20261130T223722Z/gpu0/benchmarks.json",
-               "20261130T223722Z/gpu1/benchmarks.json")
+# The runs the committed profile is made from: the final tree on three H200s of two machines (2cd99ce).
+CALIBRATION = ("20261201T003600Z/gpu0/benchmarks.json", "20261201T003600Z/gpu1/benchmarks.json",
+               "20261201T004058Z/benchmarks.json")
 COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 HBM64 = "coalescing/read/hbm/stride:64"
 
@@ -123,7 +125,7 @@ def test_script_bad_input(make_json, tmp_path, write_json):
 
 
 def test_committed_profile_is_what_the_script_makes(tmp_path):
-    """results/h200/noise_profile.json is derived from the three calibration runs, nothing else."""
+    """results/h200/noise_profile.json is derived from the three final runs, nothing else."""
     out = tmp_path / "p.json"
     paths = [Path("results/h200") / c for c in CALIBRATION]
     r = subprocess.run([sys.executable, str(ROOT / "plots" / "noise_profile.py"), *map(str, paths), "-o", str(out)],
@@ -224,7 +226,7 @@ def calibration():
 
 
 def test_calibration_pairs_are_same_with_the_profile(calibration):
-    """Every ordered pair of the three calibration runs (three H200s, two machines): exit 0, nothing slower.
+    """Every ordered pair of the three final runs (three H200s, two machines): exit 0, nothing slower.
     In-sample: the profile was made from these very runs, so this shows that compare applies it, not how well
     it predicts a GPU it has not seen. Without it the same pairs fail (some pair exits 1)."""
     paths = [c.path for c in calibration]
@@ -240,26 +242,30 @@ def test_calibration_pairs_are_same_with_the_profile(calibration):
     assert 1 in codes
 
 
-# Measured (seed 1, 100 trials of 20 benchmarks >= 100 µs at +10 %, every ordered pair in turn): 91.2 % with the
-# profile, 95.95 % without it. The profile lifts the threshold of 148 of the 549 eligible benchmarks above the
-# 3 % floor (17 above 10 %: link/*/pageable/* up to 34 %, coalescing/read/hbm/stride:64 and :128, latency/chase/
-# l2only with 64 KiB and 2 MiB strides, hierarchy/read around 1-10 MiB); a 10 % slowdown on another GPU of those
-# is within what GPUs differ by.
-DETECTED_WITH_PROFILE = 0.912
+# Measured (seed 1, 100 trials of 20 benchmarks >= 100 µs at +10 %, every ordered pair of the final runs in
+# turn, host-bound benchmarks exempt as compare.py exempts them between GPUs): 88.25 % with the profile, 92.3 %
+# without it. Without it every pair calls 15-50 benchmarks slower by 3-17 % (L2-sized chases, the L1-to-L2
+# slope of hierarchy/read, L1 writes at strides 32-64): GPUs of one model differ by that much; with it, a 10 %
+# slowdown on another GPU of those benchmarks is within what GPUs differ by. A profile made from six other
+# H200s (the runs of 93dc4cc and 20261130T22*) still lets 4 of the 6 pairs flag something: it does not
+# predict a GPU it has not seen (README, regression tracking).
+DETECTED_WITH_PROFILE = 0.8825
 
 
 def test_planted_ten_percent_with_the_profile(calibration):
     prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
-    rate, hit, total = noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof)
-    base_rate, _, _ = noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1)
+    kw = dict(planted=20, trials=100, seed=1, host_bound=families.host_bound)
+    rate, hit, total = noise.detection_rate(calibration, "pairs", 0.10, profile=prof, **kw)
+    base_rate, _, _ = noise.detection_rate(calibration, "pairs", 0.10, **kw)
     assert total == 2000 and rate == pytest.approx(DETECTED_WITH_PROFILE, abs=0.0005), (hit, total)
-    assert base_rate >= 0.95 and rate < base_rate  # the profile can only lift thresholds
+    assert rate < base_rate  # the profile can only lift thresholds
 
 
-@pytest.mark.xfail(strict=True, reason="the issue-15 target; measured 91.2 % with the between-GPU profile (see above)")
+@pytest.mark.xfail(strict=True, reason="the issue-15 target; measured 88.25 % with the between-GPU profile (see above)")
 def test_planted_ten_percent_with_the_profile_reaches_95_percent(calibration):
     prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
-    assert noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof)[0] >= 0.95
+    assert noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof,
+                                host_bound=families.host_bound)[0] >= 0.95
 
 
 def test_profile_never_lowers_a_threshold(calibration):
