@@ -17,9 +17,9 @@ Verdicts, change = contender median / median of the baselines' medians - 1:
   faster     better by more than the threshold;
   ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time (launch- and
              placement-bound), the contender noisier than the threshold allows, fewer than 3 unthrottled
-             repetitions on a side, or (contender on another GPU) a host-bound benchmark: pageable copies and
-             the chase through host memory measure the host too. Samples taken while the GPU throttled are
-             dropped first.
+             repetitions on a side, a pageable copy (they move between processes on one machine by up to
+             56 %), or (contender on another GPU) a host-bound benchmark: host copies and the chase through
+             host memory measure the host too. Samples taken while the GPU throttled are dropped first.
 The output says which case the comparison is, from the JSON contexts: same GPU (gpu_uuid), same GPU model
 (gpu_name) or different GPU; same code (git_commit, both clean), different code (git_commit or suite_version)
 or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
@@ -242,7 +242,7 @@ def main(argv=None):
     # Another GPU may sit in another host: what measures the host (pageable copies) is not judged then.
     other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
     rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas,
-                                host_bound=families.host_bound if other_gpu else None)
+                                host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged)
     direction = "higher" if metric.endswith("_per_second") else "lower"
     out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise), "
             f"noise from {len(bases)} baseline run(s)" + (" and the profile" if sigmas else "") + ("" if len(bases) > 1 else

@@ -10,6 +10,7 @@ tabulate, the tests what to expect. Adding a family: its C++ files, its plot scr
   python3 plots/families.py --ncu-filter     the benchmarks plots/ncu_profile.sh profiles
 """
 import argparse
+import re
 from dataclasses import dataclass
 
 
@@ -25,6 +26,8 @@ class Family:
     old: tuple = ()           # earlier first segments, read as <name>/<old>/... (old baselines still compare)
     host_bound: str = None    # regex after "<name>/" of benchmarks that measure the host (its CPU, memory and PCIe
                               # path) as much as the GPU: compare.py judges them only against the same GPU
+    unjudged: str = None      # regex after "<name>/" of benchmarks compare.py never calls slower or faster: their
+                              # medians move between processes on one machine far beyond their repetitions' spread
 
 
 FAMILIES = (
@@ -36,7 +39,7 @@ FAMILIES = (
     Family("latency", ("kind",), plots=("latency", "latency_sm"), sections=("latency",),
            quick="(chase/ws:|sm_spread/)", host_bound="link/host$"),
     Family("link", (), plots=("links",), sections=("links",), quick="(h2d|d2h)/pinned/ce/",
-           host_bound="(h2d|d2h|bidir)/"),
+           host_bound="(h2d|d2h|bidir)/", unjudged="(h2d|d2h|bidir)/pageable/"),
     Family("smem_banks", ("mode", "layout"), plots=("banks",), sections=("smem_banks",),
            quick="throughput/width:4/", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
@@ -60,13 +63,23 @@ def canonical(name):
     return f"{_OLD[first]}/{name}" if first in _OLD else name
 
 
+def _matches(name, attr):
+    f = get(canonical(name).split("/", 1)[0])
+    pattern = f and getattr(f, attr)
+    return bool(pattern and re.match(f"{f.name}/(?:{pattern})", canonical(name)))
+
+
 def host_bound(name):
     """True for a benchmark that measures its host as much as its GPU (Family.host_bound): copies to and from
     host memory, pageable (the CPU stages them: 13-60 % apart between H200 machines) and pinned (the host's
     PCIe path: 4-8 % apart at 256 MiB-1 GiB), and the chase through host memory (8 %)."""
-    import re
-    f = get(canonical(name).split("/", 1)[0])
-    return bool(f and f.host_bound and re.match(f"{f.name}/(?:{f.host_bound})", canonical(name)))
+    return _matches(name, "host_bound")
+
+
+def unjudged(name):
+    """True for a benchmark compare.py never calls slower or faster (Family.unjudged): pageable copies moved
+    by 16-56 % between two processes on one H200 machine while each run's repetitions agreed to a few %."""
+    return _matches(name, "unjudged")
 
 
 def _alternation(attr):

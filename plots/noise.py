@@ -164,7 +164,7 @@ class Row:
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None):
+                   host_bound=None, unjudged=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
@@ -173,7 +173,8 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     min_time stays judged on the baseline's real_time. profile: {name: between-GPU sigma} (profile()), for a
     contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it.
     host_bound: a predicate on names, for a contender on another GPU (so, maybe, another host): the benchmarks
-    it names measure the host as much as the GPU and are never called slower or faster, only ambiguous."""
+    it names measure the host as much as the GPU and are never called slower or faster, only ambiguous.
+    unjudged: a predicate on names of benchmarks never called slower or faster in any comparison."""
     rows = []
     hib = metric.endswith("_per_second")
     for rec in contender.records:
@@ -201,6 +202,9 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         if t_base < min_time and v.verdict in (FASTER, SLOWER):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"launch under {min_time * 1e6:g} µs", short=True)
+        elif unjudged and v.verdict in (FASTER, SLOWER) and unjudged(rec.name):
+            v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
+                        "not judged: moves between processes far beyond its repetitions' spread")
         elif host_bound and v.verdict in (FASTER, SLOWER) and host_bound(rec.name):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         "host-bound: measures the host as much as the GPU, and the GPUs differ")

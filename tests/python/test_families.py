@@ -69,3 +69,10 @@ def test_host_bound_names_the_host_copies_and_the_host_chase_only():
     for name in ("link/peer/uni/ce/bytes:1024", "link/peer/bidir/sm/bytes:1024", "latency/link/peer",
                  "latency/link/hostile", "latency/chase/ws:1024/stride:128", "nope/link/host", "x"):
         assert not families.host_bound(name), name
+
+
+def test_unjudged_names_the_pageable_copies_only():
+    assert families.unjudged("link/bidir/pageable/ce/bytes:33554432")
+    assert families.unjudged("link/h2d/pageable/ce/bytes:1024/manual_time")
+    for name in ("link/h2d/pinned/ce/bytes:1024", "link/peer/uni/ce/bytes:1024", "latency/link/host", "x"):
+        assert not families.unjudged(name), name

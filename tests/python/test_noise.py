@@ -263,3 +263,12 @@ def test_host_bound_benchmarks_are_ambiguous_against_another_gpu_only():
     assert "host-bound" in rows["link/d2h/pageable/ce/bytes:4194304"].reason
     assert rows["link/peer/uni/ce/bytes:4194304"].verdict == SLOWER  # the GPUs' own link is still judged
     assert all(r.verdict == SLOWER for r in noise.compare_suites([base], cont))  # same GPU: no exemption
+
+
+def test_unjudged_benchmarks_are_ambiguous_even_on_the_same_gpu():
+    name = "link/bidir/pageable/ce/bytes:33554432"
+    base = suite({name: {"real_time": reps(3e-3, 0.002)}})
+    cont = suite({name: {"real_time": reps(4.5e-3, 0.002)}})
+    [row] = noise.compare_suites([base], cont, unjudged=families.unjudged)
+    assert row.verdict == AMBIGUOUS and "not judged" in row.reason
+    assert noise.compare_suites([base], cont)[0].verdict == SLOWER
