@@ -37,7 +37,6 @@ noise profile malformed or of another GPU model); 3
 nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0).
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -126,16 +125,10 @@ def case_lines(bases, cont):
 def read_profile(path):
     """A noise profile file -> its dict, checked (noise.profile_sigmas); InputError with one line if unusable."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"--profile {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
-    try:
+        doc = suite_json.read_json(path)
         noise.profile_sigmas(doc)
+    except suite_json.SuiteJsonError as e:
+        raise InputError(str(e)) from None
     except ValueError as e:
         raise InputError(f"{path}: {e}") from None
     return doc

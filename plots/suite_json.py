@@ -195,17 +195,22 @@ def _record(path, name, entries):
     return rec
 
 
-def load(path):
-    """Read a suite JSON file; raise SuiteJsonError with a one-line message when it is not one."""
+def read_json(path):
+    """A JSON file's content; SuiteJsonError with a one-line message when it cannot be read or parsed."""
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
         raise SuiteJsonError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SuiteJsonError(f"{path}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise SuiteJsonError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+
+
+def load(path):
+    """Read a suite JSON file; raise SuiteJsonError with a one-line message when it is not one."""
+    doc = read_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise SuiteJsonError(f"{path}: no \"benchmarks\" list; not Google Benchmark JSON")
     context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
