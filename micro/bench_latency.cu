@@ -28,7 +28,8 @@
 // Every chase's end slot is checked against the host walk of the same ring: a mismatch is an error.
 //
 // Time: 192 benchmarks (193 with a peer); at --benchmark_min_time=0.01s and 5 repetitions the family took
-// 25 s of the H200 runs 20261201T*, ~4 s of it host time building rings (Sattolo over 33 M slots at 4 GiB).
+// 25 s of the H200 runs of 93dc4cc and 30-32 s with 2^18 loads per cache-sized ring (2cd99ce), ~4 s of it
+// host time building rings (Sattolo over 33 M slots at 4 GiB).
 #include <algorithm>
 #include <memory>
 #include <stdexcept>

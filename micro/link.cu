@@ -468,8 +468,10 @@ bool nvlink_tx(int device, NvlinkTx* out) {
   NvmlDevice dev = nvml::device_handle(device);
   auto fields = nvml::function<FieldsFn>("nvmlDeviceGetFieldValues");
   if (!dev || !fields) return false;
-  // One field per call, into a zeroed heap block far larger than the one entry asked for: asking for these
-  // two fields at once on the H200s' driver (580.159) overwrote the caller's stack.
+  // One field per call, into a zeroed heap block far larger than the one entry asked for: the first version,
+  // both fields at once into a two-entry array on the stack, died with "stack smashing detected" at the first
+  // peer benchmark on the H200 node (driver 580.159); this one ran there and its data count equals the bytes
+  // copied.
   auto read = [&](unsigned field, double* kib) {
     std::vector<NvmlFieldValue> fv(64);
     fv[0].fieldId = field;
