@@ -272,7 +272,8 @@ def slug(gpu_name):
 
 def profile(runs, metric=TIME):
     """Between-GPU relative sigma of each benchmark's median, from runs (suite_json.Suite) of one GPU model
-    on several GPUs: between_noise() over one median per GPU (unthrottled samples). Runs on the same GPU
+    on several GPUs: between_noise() over one median per GPU (unthrottled samples, or all of a GPU's samples
+    where every one was throttled). Runs on the same GPU
     (equal gpu_uuid) count as one GPU, with the median of their medians, so that a GPU measured twice does
     not weigh twice. -> {name: sigma} for every benchmark measured without error on at least two GPUs, in
     the first run's order. Raises ValueError (one line) for runs of different models, a run without
@@ -314,8 +315,8 @@ def profile_document(runs, paths, metric=TIME):
     sigma = profile(runs, metric)
     return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
             "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, between_noise "
-                       "(range / d2(n) / median) of one median per GPU (unthrottled samples; runs on one GPU: "
-                       "the median of their medians)",
+                       "(range / d2(n) / median) of one median per GPU (unthrottled samples, or all where every "
+                       "one was throttled; runs on one GPU: the median of their medians)",
             "gpus": len({s.context["gpu_uuid"] for s in runs}),
             "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
                      for p, s in zip(paths, runs)],

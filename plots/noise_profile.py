@@ -5,7 +5,8 @@ runs of the same code on several GPUs (different gpu_uuid).
   noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json
 
 A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative spread of one
-median per GPU (plots/noise.py: profile(), between_noise: range / d2(n) / median, unthrottled samples);
+median per GPU (plots/noise.py: profile(), between_noise: range / d2(n) / median, unthrottled samples or,
+where a GPU throttled in every one, all of them);
 runs on the same GPU count as one GPU, with the median of their medians. compare.py reads the profile when
 a baseline ran on another GPU of the contender's model: repetitions on one GPU cannot sample how GPUs of a
 model differ (up to 5-13 % on some H200 benchmarks), the profile can. Every run must be of one GPU model
