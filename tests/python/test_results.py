@@ -110,3 +110,24 @@ def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
     assert "agree (within 2 %) on 270 of 270 compared patterns" in text
     assert "| coalescing/read/hbm/stride:1 | 4 | 4 | yes |" in text
     assert "| smem_banks/throughput/width:4/stride:32/pad:0 | 32 | 32 | yes |" in text
+
+
+def test_same_gpu_repeat_as_the_readme_gives_it():
+    """README "The same GPU, two processes": the second of two runs on one H200, compared with the first, calls
+    4 launches slower (exit 1, as its committed compare.txt says); both orders, 9 of 552 launches >= 100 µs;
+    a planted 10 % is caught 94.8 % of the time (pageable copies never judged)."""
+    import noise
+    first, second = (H200 / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z"))
+    r = run("compare", first, second)
+    assert r.returncode == 1 and "case: same GPU; same code" in r.stdout
+    listed = r.stdout.split("Slower (")[1].split("\nFaster")[0]
+    slower = [line.split()[0] for line in listed.splitlines()[1:] if line.startswith("  ")]
+    assert sorted(slower) == ["coalescing/write/l1/stride:1", "hierarchy/read/ws:2572288",
+                              "hierarchy/read/ws:4976640", "sync/syncthreads/threads:64/blocks_per_sm:4"], slower
+    runs = [suite_json.load(p) for p in (first, second)]
+    rows = [row for b, c in noise.configurations(runs, "pairs")
+            for row in noise.compare_suites(b, c, unjudged=families.unjudged) if not row.short]
+    assert len(rows) == 2 * 552 and sum(row.verdict == noise.SLOWER for row in rows) == 9
+    rate, hit, total = noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1,
+                                            unjudged=families.unjudged)
+    assert total == 2000 and hit == 1897, rate
