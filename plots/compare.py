@@ -134,6 +134,16 @@ def read_profile(path):
     return doc
 
 
+def profile_path(gpu_name):
+    """Where a GPU model's noise profile lives in this repository: results/<slug>/noise_profile.json."""
+    return ROOT / "results" / noise.slug(gpu_name) / PROFILE_FILE
+
+
+def profile_gpus(doc):
+    """How many GPUs (distinct gpu_uuid) a checked noise profile was made from."""
+    return len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
+
+
 def other_gpu_same_model(base, cont):
     """True when both runs name their GPU and it is another GPU of the same model."""
     ub, uc = base.context.get("gpu_uuid"), cont.context.get("gpu_uuid")
@@ -144,7 +154,7 @@ def choose_profile(args, bases, cont, metric):
     """-> ({name: sigma} or None, header line). The profile applies when a baseline ran on another GPU of the
     contender's model; a profile for another model is unusable input (InputError)."""
     explicit = args.profile is not None
-    path = Path(args.profile) if explicit else ROOT / "results" / noise.slug(cont.gpu_name) / PROFILE_FILE
+    path = Path(args.profile) if explicit else profile_path(cont.gpu_name)
     if args.no_profile:
         return None, "noise profile: off (--no-profile)"
     needed = any(other_gpu_same_model(b, cont) for b in bases)
@@ -157,9 +167,8 @@ def choose_profile(args, bases, cont, metric):
         return None, NOT_NEEDED
     if doc["metric"] != metric:
         return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
-    gpus = len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
     return noise.profile_sigmas(doc), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
-                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {gpus} GPUs), for the "
+                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
                                        "baseline(s) on another GPU of the same model")
 
 
@@ -232,7 +241,7 @@ def main(argv=None):
         out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
 
     out.append(profile_line)
-    # Another GPU may sit in another host: what measures the host (pageable copies) is not judged then.
+    # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
     other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
     rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged)

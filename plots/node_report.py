@@ -221,7 +221,7 @@ def model_profile(suites, off):
     if off or len(names) != 1:
         return {}, "Noise profile: off (--no-profile)." if off else ""
     name = names.pop()
-    path = compare_py.ROOT / "results" / noise.slug(name) / compare_py.PROFILE_FILE
+    path = compare_py.profile_path(name)
     if not path.is_file():
         return {}, f"Noise profile: none for {name} ({path} absent): only the margin and each GPU's own spread count."
     try:
@@ -230,9 +230,9 @@ def model_profile(suites, off):
         fail(str(e))
     if doc["gpu_name"] != name or doc["metric"] != suite_json.TIME:
         fail(f"{path}: a noise profile of {doc['gpu_name']!r} for {doc['metric']}, not of {name!r} for {suite_json.TIME}")
-    gpus = len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
     return noise.profile_sigmas(doc), (f"Noise profile: {path.relative_to(compare_py.ROOT)} (between-GPU sigma of "
-                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {gpus} GPUs of this model).")
+                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {compare_py.profile_gpus(doc)} "
+                                       "GPUs of this model).")
 
 
 def main(argv=None):
