@@ -32,14 +32,24 @@ inline bool profiling() {
   return v && *v && *v != '0';
 }
 
+// The longest wait for throttling to clear before a repetition, in ms: MH_SETTLE_MS (set_settle_max_ms from
+// gpubench's main, which rejects a value that is not a number >= 0), default 250.
+inline double& settle_max_ms() {
+  static double ms = 250.0;
+  return ms;
+}
+
 // Times launch() with CUDA events and feeds Google Benchmark per-launch seconds as manual time;
 // returns the mean seconds per launch (0 under MH_PROFILE). One untimed launch first (warm-up:
 // module load, clocks, caches for warm runs).
-// One call is one repetition. Between its timed batches (outside the events) NVML is asked for the
-// clock-event reasons and the SM clock (nvml::ClockWatch), and the repetition gets the counters
-// `throttled` (1 when a power, thermal or sync-boost reason was seen, else 0: compare drops such
-// samples) and `sm_clock_mhz` (median NVML reading). Without NVML both are left out. Families that
-// measure the clock themselves over their own kernels (clock64) overwrite sm_clock_mhz afterwards.
+// One call is one repetition. It first waits, up to settle_max_ms(), while NVML reports a throttling
+// reason (nvml::settle_device: a previous benchmark's power draw lowers the clocks for a while after it);
+// the counter `settle_ms` says how long. Between its timed batches (outside the events) NVML is asked for
+// the clock-event reasons and the SM clock (nvml::ClockWatch), and the repetition gets the counters
+// `throttled` (1 when a power, thermal or sync-boost reason was seen, else 0: compare drops such samples
+// unless their clock stayed at the unthrottled one), `sm_clock_mhz` (median NVML reading) and
+// `sm_clock_min_mhz` (the lowest). Without NVML all but settle_ms are left out. Families that measure the
+// clock themselves over their own kernels (clock64) overwrite sm_clock_mhz afterwards.
 template <class Launch>
 double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   if (profiling()) {
@@ -52,6 +62,7 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
     for (auto _ : state) state.SetIterationTime(1e-6);  // timings under a profiler mean nothing
     return 0.0;
   }
+  const double settled_ms = nvml::settle_device(nvml::device_handle(current_device_facts().device), settle_max_ms());
   GpuTimer timer;
   std::unique_ptr<L2Flusher> flusher;
   if (t.flush_l2) {
@@ -80,7 +91,11 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   clocks.finish();
   state.counters["launches_per_sample"] = batch;
   if (clocks.log().has_reasons()) state.counters["throttled"] = clocks.log().throttled() ? 1.0 : 0.0;
-  if (clocks.log().has_clock()) state.counters["sm_clock_mhz"] = clocks.log().median_clock_mhz();
+  if (clocks.log().has_clock()) {
+    state.counters["sm_clock_mhz"] = clocks.log().median_clock_mhz();
+    state.counters["sm_clock_min_mhz"] = clocks.log().min_clock_mhz();
+  }
+  state.counters["settle_ms"] = settled_ms;
   return launches > 0 ? seconds / launches : 0.0;
 }
 

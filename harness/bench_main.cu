@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench.cuh"
 #include "device_info.cuh"
 #include "micro/link.cuh"
 #include "nvml.cuh"
@@ -69,6 +70,7 @@ void add_context() {
   std::string why;
   const mh::nvml::Device dev = mh::nvml::device_handle(f.device, &why);
   benchmark::AddCustomContext("clock_events_source", why.empty() ? "nvml" : why);
+  benchmark::AddCustomContext("settle_max_ms", std::to_string(static_cast<int>(mh::settle_max_ms())));
   double watts = 0;
   if (mh::nvml::power_limit_watts(dev, &watts)) benchmark::AddCustomContext("power_limit_watts", std::to_string(static_cast<int>(watts + 0.5)));
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
@@ -97,6 +99,13 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
       std::fprintf(stderr, "%s\n", kUsage);
       return 1;
+    }
+    if (const char* v = std::getenv("MH_SETTLE_MS")) {
+      char* end = nullptr;
+      const double ms = std::strtod(v, &end);
+      if (!*v || *end || !(ms >= 0) || ms > 60000)
+        throw std::invalid_argument(std::string("MH_SETTLE_MS='") + v + "': not a number of milliseconds in [0, 60000]");
+      mh::settle_max_ms() = ms;
     }
     // Benchmarks are planned from the chosen device's facts, so even a listing needs the GPU.
     const std::string why = mh::gpu_unavailable_reason();

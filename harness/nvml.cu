@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "harness/cuda_check.cuh"
@@ -177,6 +178,16 @@ double ClockLog::median_clock_mhz() const {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double ClockLog::min_clock_mhz() const {
+  return clocks_mhz.empty() ? 0.0 : *std::min_element(clocks_mhz.begin(), clocks_mhz.end());
+}
+
+double settle_device(Device dev, double max_ms) {
+  if (!dev) return 0.0;
+  return settle([dev](uint64_t* r) { return clock_event_reasons(dev, r); },
+                [](double ms) { std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms)); }, max_ms, 5.0);
 }
 
 ClockWatch::ClockWatch(int cuda_device, double min_interval_ms)

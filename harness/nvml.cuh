@@ -78,7 +78,28 @@ struct ClockLog {
   bool throttled() const { return is_throttling(reasons); }
   bool has_clock() const { return !clocks_mhz.empty(); }
   double median_clock_mhz() const;  // the median reading (mean of the middle two for an even count); 0 when none
+  double min_clock_mhz() const;     // the lowest reading: a dip the median hides; 0 when none
 };
+
+// Waits until no throttling reason is reported (is_throttling) or `max_ms` have passed, reading the reasons
+// with `read` (false: NVML cannot tell, so no wait) and sleeping `step_ms` between reads with `sleep_ms`.
+// -> milliseconds waited (0 when the first read is clear). Pure given its two functions: unit-tested.
+template <class Read, class Sleep>
+double settle(Read&& read, Sleep&& sleep_ms, double max_ms, double step_ms) {
+  double waited = 0;
+  uint64_t r = 0;
+  while (waited < max_ms && read(&r) && is_throttling(r)) {
+    const double step = step_ms < max_ms - waited ? step_ms : max_ms - waited;
+    sleep_ms(step);
+    waited += step;
+  }
+  return waited;
+}
+
+// settle() on `dev` with NVML and the wall clock, 5 ms a step. Before a repetition, so that it does not
+// start at the clocks a previous benchmark's power draw left (the driver's power cap lifts with a lag: on
+// H200s a one-thread chase right after an HBM sweep ran at 1720-1735 MHz instead of 1980).
+double settle_device(Device dev, double max_ms);
 
 // Reads the reasons and the SM clock of one CUDA device into a ClockLog, at most once per
 // `min_interval_ms` of wall time (an NVML query costs microseconds; a batch may be shorter), and always

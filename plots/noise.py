@@ -36,6 +36,11 @@ from dataclasses import dataclass
 TIME = "real_time"     # suite_json.TIME, repeated so this module needs nothing from the plots directory
 THROTTLED = "throttled"
 CLOCK = "sm_clock_mhz"  # per-sample SM clock counter, where the harness records it
+CLOCK_MIN = "sm_clock_min_mhz"  # the lowest NVML SM clock reading of the sample
+# A clock this much under the run's unthrottled one moves a time by at most as much: a third of the FLOOR.
+# Throttled samples within it are kept (unthrottled()); a verdict in the direction of a clock change beyond
+# it is only ambiguous (compare_suites).
+CLOCK_TOL = 0.01
 # The smallest threshold, relative. Repetitions inside one process do not see placement and clock changes
 # between processes; on the committed H200 runs (results/h200/20261130T18*) 95 % of launches >= 100 µs moved by
 # less than 2.7 % between machine instances (1.1 % on one instance), so 3 %.
@@ -49,15 +54,30 @@ _D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 
 SAME, FASTER, SLOWER, AMBIGUOUS = "same", "faster", "slower", "ambiguous"
 
 
-def unthrottled(samples, metric=TIME):
+def unthrottled(samples, metric=TIME, ref_clock=None):
     """The metric's samples of one Record.samples dict, without those taken while throttled.
 
-    When the throttled counter is absent (older files) or not aligned with the metric, all samples stay."""
+    A sample is throttled when NVML reported a power or thermal reason during it (counter throttled) and,
+    where ref_clock (the run's unthrottled SM clock, run_clock()) is given, its lowest SM clock reading
+    (sm_clock_min_mhz; sm_clock_mhz in files without it) lies more than CLOCK_TOL under ref_clock. On H200s
+    the power-cap reason is often on while the clock sits one 15 MHz step under 1980 MHz (0.8 %): such a
+    sample cannot be off by the FLOOR, so it stays. When the throttled counter is absent (older files) or
+    not aligned with the metric, all samples stay."""
     xs = list(samples.get(metric, ()))
     flags = samples.get(THROTTLED)
     if not flags or len(flags) != len(xs):
         return xs
-    return [x for x, t in zip(xs, flags) if t < 0.5]
+    clocks = samples.get(CLOCK_MIN) or samples.get(CLOCK)
+    if not ref_clock or not clocks or len(clocks) != len(xs):
+        return [x for x, t in zip(xs, flags) if t < 0.5]
+    return [x for x, t, c in zip(xs, flags, clocks) if t < 0.5 or c >= (1 - CLOCK_TOL) * ref_clock]
+
+
+def run_clock(suite):
+    """A run's unthrottled SM clock: the highest median SM clock (counter sm_clock_mhz) of its samples NVML
+    saw unthrottled; None when the run has no clock counters."""
+    clocks = [c for r in suite.records for c in unthrottled(r.samples, CLOCK) if c > 0]
+    return max(clocks) if clocks else None
 
 
 def within_noise(xs):
@@ -177,20 +197,23 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison."""
     rows = []
     hib = metric.endswith("_per_second")
+    profile = profile or {}
+    ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
     for rec in contender.records:
         if rec.error or metric not in rec.samples:
             continue
-        bases = [s.by_name.get(rec.name) for s in baselines]
-        bases = [b for b in bases if b is not None and not b.error and metric in b.samples]
-        if not bases:
+        pairs = [(s.by_name.get(rec.name), ref[id(s)]) for s in baselines]
+        pairs = [(b, c) for b, c in pairs if b is not None and not b.error and metric in b.samples]
+        if not pairs:
             continue
-        runs = [unthrottled(b.samples, metric) for b in bases]
-        cont = unthrottled(rec.samples, metric)
+        bases = [b for b, _ in pairs]
+        runs = [unthrottled(b.samples, metric, c) for b, c in pairs]
+        cont = unthrottled(rec.samples, metric, ref[id(contender)])
         dropped = sum(len(b.samples[metric]) for b in bases) + len(rec.samples[metric]) \
             - sum(map(len, runs)) - len(cont)
-        t_runs = [unthrottled(b.samples, TIME) for b in bases if TIME in b.samples]
+        t_runs = [unthrottled(b.samples, TIME, c) for b, c in pairs if TIME in b.samples]
         t_base = statistics.median(statistics.median(xs) for xs in t_runs if xs) if any(t_runs) else math.inf
-        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=(profile or {}).get(rec.name, 0.0))
+        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=profile.get(rec.name, 0.0))
         if v.verdict == AMBIGUOUS and dropped and (math.isnan(v.baseline) or math.isnan(v.contender)):
             # Throttled throughout (seen on H200s: HBM-bound launches at the power cap, SM clock 1935-1965 MHz):
             # no verdict, but the row still shows what was measured.
@@ -205,18 +228,25 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         elif unjudged and v.verdict in (FASTER, SLOWER) and unjudged(rec.name):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         "not judged: moves between processes far beyond its repetitions' spread")
-        elif host_bound and v.verdict in (FASTER, SLOWER) and host_bound(rec.name):
+        elif host_bound and v.verdict in (FASTER, SLOWER) and host_bound(rec.name) and rec.name not in profile:
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
-                        "host-bound: measures the host as much as the GPU, and the GPUs differ")
+                        "host-bound: measures the host as much as the GPU, the GPUs differ, and no noise profile "
+                        "says by how much")
+        clock = _clock_change(pairs, rec, ref[id(contender)])
+        # slower (worse, for any metric) with a lower clock, or faster with a higher one: the clock explains it
+        if (v.verdict == SLOWER and clock < -CLOCK_TOL) or (v.verdict == FASTER and clock > CLOCK_TOL):
+            v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
+                        f"the contender's SM clock was {clock:+.1%} off the baseline's: the change may be the clock's")
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict,
-                        t_base < min_time, dropped, v.reason, _clock_change(bases, rec)))
+                        t_base < min_time, dropped, v.reason, clock))
     return rows
 
 
-def _clock_change(bases, rec):
-    """Relative change of the median SM clock, contender against the baselines' median of medians."""
-    runs = [xs for xs in (unthrottled(b.samples, CLOCK) for b in bases) if xs]
-    cont = unthrottled(rec.samples, CLOCK)
+def _clock_change(pairs, rec, ref_contender=None):
+    """Relative change of the median SM clock, contender against the baselines' median of medians;
+    pairs: (baseline Record, its run's clock) as unthrottled() takes them."""
+    runs = [xs for xs in (unthrottled(b.samples, CLOCK, c) for b, c in pairs) if xs]
+    cont = unthrottled(rec.samples, CLOCK, ref_contender)
     if not runs or not cont:
         return math.nan
     base = statistics.median(statistics.median(xs) for xs in runs)
@@ -272,12 +302,15 @@ def slug(gpu_name):
 
 def profile(runs, metric=TIME):
     """Between-GPU relative sigma of each benchmark's median, from runs (suite_json.Suite) of one GPU model
-    on several GPUs: between_noise() over one median per GPU (unthrottled samples, or all of a GPU's samples
-    where every one was throttled). Runs on the same GPU
-    (equal gpu_uuid) count as one GPU, with the median of their medians, so that a GPU measured twice does
-    not weigh twice. -> {name: sigma} for every benchmark measured without error on at least two GPUs, in
-    the first run's order. Raises ValueError (one line) for runs of different models, a run without
-    gpu_uuid, or fewer than two GPUs."""
+    on several GPUs, of one commit or several. Within each commit (git_commit; runs without it form one
+    group) every GPU gives one median (unthrottled samples, or all of a GPU's samples where every one was
+    throttled; runs on the same GPU, equal gpu_uuid, the median of their medians, so that a GPU measured
+    twice does not weigh twice), relative to the commit's median of them; the sigma pools these relative
+    deviations over the commits (sum of squares over degrees of freedom), so that a code change between
+    commits moves no GPU away from another and every GPU measured adds to the estimate. -> {name: sigma} for
+    every benchmark measured without error on at least two GPUs of one commit, in the first run's order.
+    Raises ValueError (one line) for runs of different models, a run without gpu_uuid, or no commit with
+    two GPUs."""
     names = {s.context.get("gpu_name") for s in runs}
     if len(names) != 1 or None in names:
         raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
@@ -286,27 +319,34 @@ def profile(runs, metric=TIME):
     if nouuid:
         raise ValueError(f"{nouuid[0]}: no gpu_uuid in its context (a run from before that key cannot say "
                          "which GPU it ran on)")
-    gpus = {}
+    commits = {}
     for s in runs:
-        gpus.setdefault(s.context["gpu_uuid"], []).append(s)
-    if len(gpus) < 2:
-        raise ValueError(f"runs from {len(gpus)} GPU (gpu_uuid); the spread between GPUs needs at least two")
+        commits.setdefault(s.context.get("git_commit"), {}).setdefault(s.context["gpu_uuid"], []).append(s)
+    if max(len(g) for g in commits.values()) < 2:
+        raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
+                         "most; the spread between GPUs needs at least two GPUs of one commit")
+    ref = {id(s): run_clock(s) for s in runs}
     order = list(dict.fromkeys(r.name for s in runs for r in s.records))
     out = {}
     for name in order:
-        medians = []
-        for same_gpu in gpus.values():
-            # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap) still
-            # shows by its median under the cap how far apart GPUs are.
-            ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric) or
-                                                   list(s.by_name[name].samples.get(metric, ())) for s in same_gpu
-                  if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
-            if ms:
-                medians.append(statistics.median(ms))
-        if len(medians) >= 2:
-            b = between_noise(medians)
-            if not math.isnan(b):
-                out[name] = b
+        squares, dof = 0.0, 0
+        for gpus in commits.values():
+            medians = []
+            for same_gpu in gpus.values():
+                # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap)
+                # still shows by its median under the cap how far apart GPUs are.
+                ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric, ref[id(s)]) or
+                                                       list(s.by_name[name].samples.get(metric, ())) for s in same_gpu
+                      if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
+                if ms:
+                    medians.append(statistics.median(ms))
+            if len(medians) >= 2 and statistics.median(medians) > 0:
+                rel = [m / statistics.median(medians) for m in medians]
+                mean = statistics.fmean(rel)
+                squares += sum((x - mean) ** 2 for x in rel)
+                dof += len(rel) - 1
+        if dof:
+            out[name] = math.sqrt(squares / dof)
     return out
 
 
@@ -314,9 +354,10 @@ def profile_document(runs, paths, metric=TIME):
     """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
     sigma = profile(runs, metric)
     return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
-            "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, between_noise "
-                       "(range / d2(n) / median) of one median per GPU (unthrottled samples, or all where every "
-                       "one was throttled; runs on one GPU: the median of their medians)",
+            "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, the standard "
+                       "deviation of one median per GPU relative to its commit's median of them, pooled over the "
+                       "commits (unthrottled samples, or all where every one was throttled; runs on one GPU of "
+                       "one commit: the median of their medians)",
             "gpus": len({s.context["gpu_uuid"] for s in runs}),
             "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
                      for p, s in zip(paths, runs)],

@@ -46,3 +46,19 @@ TEST(Nvml, SmClockAgreesWithClock64AndReasonsRead) {
   RecordProperty("clock_event_reasons", std::to_string(reasons));
   RecordProperty("throttling", nvml::throttle_names(reasons));
 }
+
+// settle_device on the real GPU: it returns within its limit, and when it returns early NVML really
+// reports no throttling reason.
+TEST(Nvml, SettleReturnsWithinItsLimitAndClear) {
+  REQUIRE_GPU();
+  REQUIRE_NVML();
+  nvml::Device dev = nvml::device_handle(current_device_facts().device);
+  ASSERT_NE(dev, nullptr);
+  const double waited = nvml::settle_device(dev, 100.0);
+  EXPECT_GE(waited, 0.0);
+  EXPECT_LE(waited, 100.0);
+  uint64_t reasons = 0;
+  ASSERT_TRUE(nvml::clock_event_reasons(dev, &reasons));
+  if (waited < 100.0) EXPECT_FALSE(nvml::is_throttling(reasons)) << nvml::throttle_names(reasons);
+  RecordProperty("settle_ms", std::to_string(waited));
+}

@@ -68,6 +68,54 @@ TEST(ClockLog, MedianClockIgnoresOutliers) {
   EXPECT_EQ(one.median_clock_mhz(), 1755.0);
 }
 
+TEST(ClockLog, MinClockSeesTheDipTheMedianHides) {
+  ClockLog log;
+  EXPECT_EQ(log.min_clock_mhz(), 0.0);
+  for (double mhz : {1980.0, 1740.0, 1980.0, 1980.0, 1980.0}) log.add_clock(mhz);
+  EXPECT_EQ(log.median_clock_mhz(), 1980.0);
+  EXPECT_EQ(log.min_clock_mhz(), 1740.0);
+}
+
+// settle() with a scripted sequence of NVML readings and a fake clock.
+struct Script {
+  std::vector<uint64_t> reads;  // one per read; past the end: clear
+  bool nvml = true;
+  size_t next = 0;
+  std::vector<double> sleeps;
+  double wait(double max_ms, double step_ms = 5.0) {
+    return settle([this](uint64_t* r) { *r = next < reads.size() ? reads[next] : 0; ++next; return nvml; },
+                  [this](double ms) { sleeps.push_back(ms); }, max_ms, step_ms);
+  }
+};
+
+TEST(Settle, ClearAtOnceWaitsNothing) {
+  Script s{{kReasonGpuIdle}};
+  EXPECT_EQ(s.wait(250), 0.0);
+  EXPECT_TRUE(s.sleeps.empty());
+}
+
+TEST(Settle, WaitsWhileThrottledThenStops) {
+  Script s{{kReasonSwPowerCap, kReasonSwPowerCap | kReasonGpuIdle, kReasonGpuIdle, kReasonSwPowerCap}};
+  EXPECT_EQ(s.wait(250), 10.0);  // two throttled reads, 5 ms each; the third is clear; the fourth never read
+  EXPECT_EQ(s.next, 3u);
+}
+
+TEST(Settle, StopsAtTheLimitWithAShortLastStep) {
+  Script s{std::vector<uint64_t>(100, kReasonHwThermal)};
+  EXPECT_EQ(s.wait(12), 12.0);
+  EXPECT_EQ(s.sleeps, (std::vector<double>{5.0, 5.0, 2.0}));
+  Script none{{kReasonSwPowerCap}};
+  EXPECT_EQ(none.wait(0), 0.0);  // MH_SETTLE_MS=0: no wait, no read
+  EXPECT_EQ(none.next, 0u);
+}
+
+TEST(Settle, WithoutNvmlNoWait) {
+  Script s{{kReasonSwPowerCap}};
+  s.nvml = false;
+  EXPECT_EQ(s.wait(250), 0.0);
+  EXPECT_EQ(settle_device(nullptr, 250), 0.0);
+}
+
 TEST(Nvml, NullDeviceReadsNothing) {
   uint64_t r = 123;
   unsigned mhz = 7;
