@@ -73,6 +73,8 @@ void add_context() {
   benchmark::AddCustomContext("settle_max_ms", std::to_string(static_cast<int>(mh::settle_max_ms())));
   double watts = 0;
   if (mh::nvml::power_limit_watts(dev, &watts)) benchmark::AddCustomContext("power_limit_watts", std::to_string(static_cast<int>(watts + 0.5)));
+  if (const std::string v = mh::nvml::vbios_version(dev); !v.empty()) benchmark::AddCustomContext("vbios_version", v);
+  if (const std::string v = mh::nvml::board_part_number(dev); !v.empty()) benchmark::AddCustomContext("board_part_number", v);
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 

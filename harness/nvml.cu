@@ -115,6 +115,20 @@ bool power_limit_watts(Device dev, double* watts) {
   return true;
 }
 
+namespace {
+std::string board_string(Device dev, const char* fn_name) {
+  using StringFn = int (*)(Device, char*, unsigned);
+  const StringFn fn = function<StringFn>(fn_name);
+  char buf[96] = {};  // NVML's longest: 80 (part number), 32 (VBIOS version)
+  if (!dev || !fn || fn(dev, buf, sizeof buf) != kSuccess) return "";
+  buf[sizeof buf - 1] = 0;
+  return buf;
+}
+}  // namespace
+
+std::string vbios_version(Device dev) { return board_string(dev, "nvmlDeviceGetVbiosVersion"); }
+std::string board_part_number(Device dev) { return board_string(dev, "nvmlDeviceGetBoardPartNumber"); }
+
 Device device_handle(int cuda_device, std::string* why) {
   static std::mutex m;
   static std::map<int, std::pair<Device, std::string>> cache;  // device -> handle, or why none

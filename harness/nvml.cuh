@@ -39,6 +39,12 @@ Device device_handle(int cuda_device, std::string* why = nullptr);
 // cannot tell. Two boards of one model may differ in it (SXM and PCIe forms), and with it in their clocks.
 bool power_limit_watts(Device dev, double* watts);
 
+// The board's VBIOS version and part number ("" when NVML cannot tell). Boards of one GPU model differ in
+// them (board revision, memory parts); compare.py and the noise profile read them from the context to
+// tell such boards apart.
+std::string vbios_version(Device dev);
+std::string board_part_number(Device dev);
+
 // ---- Clock-event reasons ("throttle reasons" before NVML 12.2) ------------------------------------
 // Bits of nvmlClocksEventReasons (nvmlClocksThrottleReasons), as nvml.h defines them.
 constexpr uint64_t kReasonGpuIdle = 0x1;             // nothing running: clocks may idle down

@@ -62,3 +62,17 @@ TEST(Nvml, SettleReturnsWithinItsLimitAndClear) {
   if (waited < 100.0) EXPECT_FALSE(nvml::is_throttling(reasons)) << nvml::throttle_names(reasons);
   RecordProperty("settle_ms", std::to_string(waited));
 }
+
+// The board strings the context carries: present and printable on a GPU NVML knows.
+TEST(Nvml, BoardStringsRead) {
+  REQUIRE_GPU();
+  REQUIRE_NVML();
+  nvml::Device dev = nvml::device_handle(current_device_facts().device);
+  ASSERT_NE(dev, nullptr);
+  for (const std::string& v : {nvml::vbios_version(dev), nvml::board_part_number(dev)}) {
+    EXPECT_FALSE(v.empty());
+    for (char c : v) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "unprintable byte in '" << v << "'";
+  }
+  RecordProperty("vbios_version", nvml::vbios_version(dev));
+  RecordProperty("board_part_number", nvml::board_part_number(dev));
+}

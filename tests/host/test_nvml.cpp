@@ -121,6 +121,8 @@ TEST(Nvml, NullDeviceReadsNothing) {
   unsigned mhz = 7;
   EXPECT_FALSE(clock_event_reasons(nullptr, &r));
   EXPECT_FALSE(sm_clock_mhz(nullptr, &mhz));
+  EXPECT_EQ(vbios_version(nullptr), "");
+  EXPECT_EQ(board_part_number(nullptr), "");
   EXPECT_EQ(r, 123u);
   EXPECT_EQ(mhz, 7u);
 }
