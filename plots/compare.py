@@ -7,29 +7,36 @@ robust compare).
   compare.py BASE1.json BASE2.json BASE3.json CONTENDER.json
   compare.py results/baseline/ CONTENDER.json     (a folder: every benchmarks.json below it is a baseline)
 
-The threshold of a benchmark is max(--floor, --k x sigma), sigma the larger of the noise inside one run
-(robust, from the repetitions) and the spread of the baselines' medians. Give several baselines of the same
-code, run in separate processes and ideally on separate machines: repetitions inside one process do not see
-what changes between processes (where buffers land, clocks), and only the spread between baselines does.
+The threshold of a benchmark is max(--floor, --k x sigma, the profile's range), sigma the largest of the noise inside one run
+(robust, from the repetitions), the spread of the baselines' medians and, from the model's noise profile,
+its spread between runs on GPUs of the model; the profile's range is the largest change already seen
+between two healthy GPUs of the model on that benchmark. Give several baselines of the same code, run in separate
+processes and ideally on separate machines: repetitions inside one process do not see what changes between
+processes (where buffers land, clocks), and only the spread between baselines or the profile does.
 Verdicts, change = contender median / median of the baselines' medians - 1:
   same       |change| within the threshold;
   slower     worse by more than the threshold (this fails: exit 1);
   faster     better by more than the threshold;
-  ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time (launch- and
-             placement-bound), the contender noisier than the threshold allows, fewer than 3 unthrottled
+  ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time on either side (launch-
+             and placement-bound), the contender noisier than the threshold allows, fewer than 3 unthrottled
              repetitions on a side, a pageable copy (they move between processes on one machine by up to
-             56 %), or (contender on another GPU) a host-bound benchmark: host copies and the chase through
-             host memory measure the host too. Samples taken while the GPU throttled are dropped first.
+             56 %), a change the way the SM clock moved by more than 1 % (noise.CLOCK_TOL), or (contender
+             on another GPU, the benchmark not in the profile) a host-bound benchmark: host copies and the
+             chase through host memory measure the host too. Samples taken while the GPU throttled (NVML
+             reported power or thermal slowdown and the SM clock fell more than 1 % under the run's own)
+             are dropped first.
 The output says which case the comparison is, from the JSON contexts: same GPU (gpu_uuid), same GPU model
 (gpu_name) or different GPU; same code (git_commit, both clean), different code (git_commit or suite_version)
 or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
 are read under the new names (sync/syncthreads/...), so old baselines still compare.
 
-Another GPU of the same model (gpu_uuid differs, gpu_name equal) differs from the baseline's GPU by more than
-its repetitions show (up to 5-13 % on some H200 benchmarks). For that case a noise profile, the between-GPU
-sigma of each benchmark (plots/noise_profile.py), raises the sigma to max(within, between runs, profile):
-found at results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g.
-h200), or given with --profile FILE; --no-profile leaves it out. Comparisons on the same GPU never use it.
+GPUs of one model differ by more than their repetitions show (up to 4-9 % on some H200 benchmarks: two
+groups of GPUs on HBM latency and large-stride reads, cache-edge working sets, the chasing SM's distance to
+the L2), and two processes on one GPU by more than one process's repetitions. The noise profile, each
+benchmark's spread between runs on GPUs of the model (plots/noise_profile.py), raises the sigma to
+max(within, between runs, profile) whenever a baseline is of the contender's model: found at
+results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g. h200), or
+given with --profile FILE; --no-profile leaves it out.
 
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
 suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
@@ -52,7 +59,7 @@ EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
 RUN_FILE = "benchmarks.json"
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE_FILE = "noise_profile.json"
-NOT_NEEDED = "noise profile: not used (no baseline from another GPU of the contender's model, by gpu_uuid)"
+NOT_NEEDED = "noise profile: not used (no baseline of the contender's GPU model, by gpu_name, with a gpu_uuid on both sides)"
 
 
 class InputError(Exception):
@@ -127,6 +134,7 @@ def read_profile(path):
     try:
         doc = suite_json.read_json(path)
         noise.profile_sigmas(doc)
+        noise.profile_ranges(doc)
     except suite_json.SuiteJsonError as e:
         raise InputError(str(e)) from None
     except ValueError as e:
@@ -144,20 +152,23 @@ def profile_gpus(doc):
     return len({r.get("gpu_uuid") for r in doc["runs"] if isinstance(r, dict)})
 
 
-def other_gpu_same_model(base, cont):
-    """True when both runs name their GPU and it is another GPU of the same model."""
-    ub, uc = base.context.get("gpu_uuid"), cont.context.get("gpu_uuid")
-    return bool(ub and uc and ub != uc and base.context.get("gpu_name") == cont.context.get("gpu_name"))
+def same_model(base, cont):
+    """True when both runs name their GPU (gpu_uuid) and its model is the same: the same GPU or another of the
+    model. Files from before gpu_uuid are left out: the profile describes runs that say where they ran."""
+    name = cont.context.get("gpu_name")
+    return bool(name and base.context.get("gpu_name") == name and base.context.get("gpu_uuid")
+                and cont.context.get("gpu_uuid"))
 
 
 def choose_profile(args, bases, cont, metric):
-    """-> ({name: sigma} or None, header line). The profile applies when a baseline ran on another GPU of the
-    contender's model; a profile for another model is unusable input (InputError)."""
+    """-> ({name: sigma} or None, header line). The profile applies when a baseline ran on a GPU of the
+    contender's model, the same GPU or another: every baseline is another process, and the profile's spread
+    is between processes on GPUs of the model. A profile for another model is unusable input (InputError)."""
     explicit = args.profile is not None
     path = Path(args.profile) if explicit else profile_path(cont.gpu_name)
     if args.no_profile:
         return None, "noise profile: off (--no-profile)"
-    needed = any(other_gpu_same_model(b, cont) for b in bases)
+    needed = any(same_model(b, cont) for b in bases)
     if not explicit and not (needed and path.is_file()):
         return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (plots/noise_profile.py makes one)")
     doc = read_profile(path)  # a file given is checked even where this comparison does not need it
@@ -167,9 +178,9 @@ def choose_profile(args, bases, cont, metric):
         return None, NOT_NEEDED
     if doc["metric"] != metric:
         return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
-    return noise.profile_sigmas(doc), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
+    return (noise.profile_sigmas(doc), noise.profile_ranges(doc)), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
                                        f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
-                                       "baseline(s) on another GPU of the same model")
+                                       "baseline(s) of the contender's model")
 
 
 def listing(title, names):
@@ -191,7 +202,7 @@ def main(argv=None):
     p.add_argument("runs", nargs="+", metavar="BASE.json ... CONTENDER.json",
                    help="baseline runs (files or folders), then the contender (the last argument)")
     p.add_argument("--min-time", type=non_negative, default=noise.MIN_TIME,
-                   help=f"seconds per launch (baseline median) below which nothing is called slower or faster, "
+                   help=f"seconds per launch (baseline or contender median) below which nothing is called slower or faster, "
                         f"only ambiguous (default {noise.MIN_TIME:g})")
     p.add_argument("--floor", type=non_negative, default=noise.FLOOR,
                    help=f"smallest threshold, relative (default {noise.FLOOR:g}: noise.FLOOR)")
@@ -243,10 +254,12 @@ def main(argv=None):
     out.append(profile_line)
     # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
     other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
-    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas,
+    sigmas, ranges = sigmas or (None, None)
+    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas, profile_range=ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged)
     direction = "higher" if metric.endswith("_per_second") else "lower"
-    out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise), "
+    out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise"
+            + (", the profile's range" if ranges else "") + "), "
             f"noise from {len(bases)} baseline run(s)" + (" and the profile" if sigmas else "") + ("" if len(bases) > 1 else
             " (one baseline knows only the noise inside its own run: give several for the spread between runs)"),
             ""]

@@ -215,7 +215,7 @@ def report(files, suites, labels, rows, margin, min_time, show_all, spreads=None
 
 
 def model_profile(suites, off):
-    """({name: between-GPU sigma}, a line for the report) from the GPUs' model's noise profile, where it has
+    """({name: max(between-GPU sigma, range / 3)}, a line for the report) from the GPUs' model's noise profile, where it has
     one and the node is of one model; an unusable profile file is unusable input (exit 2)."""
     names = {s.gpu_name for s in suites}
     if off or len(names) != 1:
@@ -230,7 +230,11 @@ def model_profile(suites, off):
         fail(str(e))
     if doc["gpu_name"] != name or doc["metric"] != suite_json.TIME:
         fail(f"{path}: a noise profile of {doc['gpu_name']!r} for {doc['metric']}, not of {name!r} for {suite_json.TIME}")
-    return noise.profile_sigmas(doc), (f"Noise profile: {path.relative_to(compare_py.ROOT)} (between-GPU sigma of "
+    # 3 x this "spread" covers both the profile's sigma and its range (the largest change seen between two
+    # healthy GPUs of the model), as compare.py's threshold does.
+    ranges = noise.profile_ranges(doc)
+    spreads = {n: max(v, ranges.get(n, 0.0) / 3) for n, v in noise.profile_sigmas(doc).items()}
+    return spreads, (f"Noise profile: {path.relative_to(compare_py.ROOT)} (between-GPU sigma and range of "
                                        f"{len(doc['between_gpu_sigma'])} benchmarks from {compare_py.profile_gpus(doc)} "
                                        "GPUs of this model).")
 

@@ -9,9 +9,10 @@ The noise of one benchmark, as a relative standard deviation, is the larger of
   baseline runs;
 - between-run: the range of the baseline runs' medians divided by d2(n), the standard range-to-sigma factor
   for n values (1.128 for 2 runs, 1.693 for 3). Only with two or more baselines.
-- profile: where the contender ran on another GPU of the baseline's model, the benchmark's between-GPU
-  sigma from a noise profile (profile(); results/<slug>/noise_profile.json, made by noise_profile.py).
-The threshold is max(FLOOR, K_SIGMA * noise). Why between-run matters: on the committed H200 runs the 5
+- profile: where the baselines are of the contender's model, the benchmark's between-GPU sigma from a noise
+  profile (profile(); results/<slug>/noise_profile.json, made by noise_profile.py).
+The threshold is max(FLOOR, K_SIGMA * noise, the profile's range: the largest change already seen between
+two healthy GPUs of the model on that benchmark). Why between-run matters: on the committed H200 runs the 5
 repetitions inside one process agree to 0.01-0.5 % while the same benchmark moved by up to 10 % between
 processes and machine instances (coalescing/read/hbm/stride:64); repetitions alone cannot see that, so a
 single baseline only knows the within-run part and the floor (tests/python/test_noise.py measures what that
@@ -23,8 +24,9 @@ medians):
 - beyond it: "slower" or "faster", unless the contender cannot be trusted to tell: fewer than MIN_SAMPLES
   unthrottled repetitions on either side, or the contender's own within-run noise * K_SIGMA above the
   threshold (it is noisier than the baseline says the benchmark is): "ambiguous";
-- launches shorter than min_time (baseline median) are never "slower" or "faster": beyond the threshold they
-  are "ambiguous" with short=True (launch- and placement-bound; they moved by up to 50 % between runs).
+- launches shorter than min_time (the baseline's median or the contender's) are never "slower" or "faster":
+  beyond the threshold they are "ambiguous" with short=True (launch- and placement-bound; they moved by up
+  to 50 % between runs).
 Throttled samples (counter "throttled" >= 0.5: NVML reported power or thermal slowdown during the sample)
 are dropped before anything is computed, so a slowdown is never called from them.
 """
@@ -37,14 +39,18 @@ TIME = "real_time"     # suite_json.TIME, repeated so this module needs nothing 
 THROTTLED = "throttled"
 CLOCK = "sm_clock_mhz"  # per-sample SM clock counter, where the harness records it
 CLOCK_MIN = "sm_clock_min_mhz"  # the lowest NVML SM clock reading of the sample
-# A clock this much under the run's unthrottled one moves a time by at most as much: a third of the FLOOR.
+# A clock this much under the run's unthrottled one moves a time by at most as much: a fifth of the FLOOR.
 # Throttled samples within it are kept (unthrottled()); a verdict in the direction of a clock change beyond
 # it is only ambiguous (compare_suites).
 CLOCK_TOL = 0.01
-# The smallest threshold, relative. Repetitions inside one process do not see placement and clock changes
-# between processes; on the committed H200 runs (results/h200/20261130T18*) 95 % of launches >= 100 µs moved by
-# less than 2.7 % between machine instances (1.1 % on one instance), so 3 %.
-FLOOR = 0.03
+# The smallest threshold, relative. Neither the repetitions of one process nor a noise profile from a handful
+# of GPUs sees all that differs between GPUs of a model: over the H200 runs of one benchmark code
+# (results/h200/20261201T00*, T02*), launches >= 100 µs whose between-GPU sigma was under 1 % still spread by
+# up to 3 % over seven GPUs, and a GPU new to the profile stood 5-6 % off on a few barrier shapes; the GPUs
+# fall into two groups 4-9 % apart on HBM latency and large-stride HBM reads. 5 % leaves a 10 % slowdown
+# clear of the threshold (the old 3 %, from one machine instance's 95th percentile, flagged 10-49
+# benchmarks between two GPUs).
+FLOOR = 0.05
 K_SIGMA = 3.0          # threshold = K_SIGMA sigma; a change of 3 sigma from noise alone is rare (< 0.3 % normal)
 MIN_SAMPLES = 3        # unthrottled repetitions needed on a side to decide anything
 MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower or faster
@@ -114,7 +120,7 @@ class Noise:
     profile: float = 0.0  # between-GPU sigma from a noise profile (0 when none applies)
 
 
-def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0):
+def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0, profile_range=0.0):
     """Noise and threshold of one benchmark from its baseline runs (a list of sample lists); profile: its
     between-GPU sigma from a noise profile, when the contender ran on another GPU of the same model."""
     runs = [xs for xs in baseline_runs if xs]
@@ -123,7 +129,7 @@ def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0):
     b = between_noise([statistics.median(xs) for xs in runs])
     b = 0.0 if math.isnan(b) else b
     sigma = max(w, b, profile)
-    return Noise(w, b, sigma, max(floor, k * sigma), profile)
+    return Noise(w, b, sigma, max(floor, k * sigma, profile_range), profile)
 
 
 @dataclass
@@ -138,14 +144,15 @@ class Verdict:
 
 
 def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
-            higher_is_better=False, profile=0.0):
+            higher_is_better=False, profile=0.0, profile_range=0.0):
     """Verdict for one benchmark: baseline_runs is a list of sample lists (one per baseline run),
     contender one sample list, both already without throttled samples (see unthrottled()); profile: the
     benchmark's between-GPU sigma (noise()).
 
-    min_time applies to the baseline median, so it is meant for times in seconds; pass 0 for other metrics."""
+    min_time applies to the smaller of the two medians, so it is meant for times in seconds; pass 0 for other
+    metrics."""
     usable = [xs for xs in baseline_runs if len(xs) >= min_samples]
-    nz = noise(usable, floor, k, profile)
+    nz = noise(usable, floor, k, profile, profile_range)
     if not usable or len(contender) < min_samples:
         base = statistics.median(statistics.median(xs) for xs in baseline_runs if xs) if any(baseline_runs) \
             else math.nan
@@ -156,7 +163,7 @@ def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA,
     base = statistics.median(statistics.median(xs) for xs in usable)
     cont = statistics.median(contender)
     change = cont / base - 1 if base else math.inf
-    short = base < min_time
+    short = min(base, cont) < min_time
     if abs(change) <= nz.threshold:
         return Verdict(SAME, base, cont, change, nz, short=short)
     if short:
@@ -184,13 +191,13 @@ class Row:
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None, unjudged=None):
+                   host_bound=None, unjudged=None, profile_range=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
     spread is the between-run noise); contender: suite_json.Suite. -> list of Row, in the contender's order.
     For a counter other than time pass metric (counters ending in _per_second are higher-is-better) and
-    min_time stays judged on the baseline's real_time. profile: {name: between-GPU sigma} (profile()), for a
+    min_time stays judged on real_time (baseline's or contender's median, the smaller). profile: {name: between-GPU sigma} (profile()), for a
     contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it.
     host_bound: a predicate on names, for a contender on another GPU (so, maybe, another host): the benchmarks
     it names measure the host as much as the GPU and are never called slower or faster, only ambiguous.
@@ -213,7 +220,12 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             - sum(map(len, runs)) - len(cont)
         t_runs = [unthrottled(b.samples, TIME, c) for b, c in pairs if TIME in b.samples]
         t_base = statistics.median(statistics.median(xs) for xs in t_runs if xs) if any(t_runs) else math.inf
-        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=profile.get(rec.name, 0.0))
+        t_cont = unthrottled(rec.samples, TIME, ref[id(contender)]) if TIME in rec.samples else []
+        # Short on either side: a launch that one run measures under min_time is launch-bound there (on H200s
+        # a ~100 us barrier launch sat at 97 us on most GPUs and at 102-103 us on three).
+        t_base = min(t_base, statistics.median(t_cont)) if t_cont else t_base
+        v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=profile.get(rec.name, 0.0),
+                    profile_range=(profile_range or {}).get(rec.name, 0.0))
         if v.verdict == AMBIGUOUS and dropped and (math.isnan(v.baseline) or math.isnan(v.contender)):
             # Throttled throughout (seen on H200s: HBM-bound launches at the power cap, SM clock 1935-1965 MHz):
             # no verdict, but the row still shows what was measured.
@@ -300,15 +312,25 @@ def slug(gpu_name):
     return re.sub(r"[^a-z0-9]+", "-", s).strip("-")
 
 
-def profile(runs, metric=TIME):
+def profile(runs, metric=TIME, same_code=False):
+    """profile_spread()'s sigmas: {name: between-GPU relative sigma}."""
+    return profile_spread(runs, metric, same_code)[0]
+
+
+def profile_spread(runs, metric=TIME, same_code=False):
     """Between-GPU relative sigma of each benchmark's median, from runs (suite_json.Suite) of one GPU model
     on several GPUs, of one commit or several. Within each commit (git_commit; runs without it form one
     group) every GPU gives one median (unthrottled samples, or all of a GPU's samples where every one was
     throttled; runs on the same GPU, equal gpu_uuid, the median of their medians, so that a GPU measured
     twice does not weigh twice), relative to the commit's median of them; the sigma pools these relative
     deviations over the commits (sum of squares over degrees of freedom), so that a code change between
-    commits moves no GPU away from another and every GPU measured adds to the estimate. -> {name: sigma} for
-    every benchmark measured without error on at least two GPUs of one commit, in the first run's order.
+    commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the runs'
+    benchmark code is the same whatever their commits say (commits that changed only scripts or context
+    keys): one group. Pooling within commits misses a difference between groups of GPUs when each commit
+    ran on one group only (on H200s, the HBM groups of the FLOOR note): prefer one code. -> ({name: sigma},
+    {name: range}) for every benchmark measured without error on at least two GPUs of one commit, in the
+    first run's order; range: the largest max / min - 1 of the GPUs' medians within a commit, the largest
+    change already seen between two healthy GPUs of the model.
     Raises ValueError (one line) for runs of different models, a run without gpu_uuid, or no commit with
     two GPUs."""
     names = {s.context.get("gpu_name") for s in runs}
@@ -321,15 +343,15 @@ def profile(runs, metric=TIME):
                          "which GPU it ran on)")
     commits = {}
     for s in runs:
-        commits.setdefault(s.context.get("git_commit"), {}).setdefault(s.context["gpu_uuid"], []).append(s)
+        commits.setdefault(None if same_code else s.context.get("git_commit"), {}).setdefault(s.context["gpu_uuid"], []).append(s)
     if max(len(g) for g in commits.values()) < 2:
         raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
                          "most; the spread between GPUs needs at least two GPUs of one commit")
     ref = {id(s): run_clock(s) for s in runs}
     order = list(dict.fromkeys(r.name for s in runs for r in s.records))
-    out = {}
+    out, spread = {}, {}
     for name in order:
-        squares, dof = 0.0, 0
+        squares, dof, widest = 0.0, 0, 0.0
         for gpus in commits.values():
             medians = []
             for same_gpu in gpus.values():
@@ -345,23 +367,36 @@ def profile(runs, metric=TIME):
                 mean = statistics.fmean(rel)
                 squares += sum((x - mean) ** 2 for x in rel)
                 dof += len(rel) - 1
+                widest = max(widest, max(medians) / min(medians) - 1)
         if dof:
             out[name] = math.sqrt(squares / dof)
-    return out
+            spread[name] = widest
+    return out, spread
 
 
-def profile_document(runs, paths, metric=TIME):
+def profile_document(runs, paths, metric=TIME, same_code=False):
     """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
-    sigma = profile(runs, metric)
+    sigma, spread = profile_spread(runs, metric, same_code)
     return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
             "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, the standard "
                        "deviation of one median per GPU relative to its commit's median of them, pooled over the "
                        "commits (unthrottled samples, or all where every one was throttled; runs on one GPU of "
-                       "one commit: the median of their medians)",
+                       "one commit: the median of their medians)" + ("; every run taken as one code (--same-code)"
+                                                                      if same_code else ""),
             "gpus": len({s.context["gpu_uuid"] for s in runs}),
             "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
                      for p, s in zip(paths, runs)],
-            "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()}}
+            "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()},
+            # rounded up, so that the largest change seen stays within it after rounding
+            "between_gpu_range": {n: _round_up(v) for n, v in spread.items()}}
+
+
+def _round_up(v, digits=4):
+    """v rounded up to `digits` significant digits (0 stays 0)."""
+    if v <= 0:
+        return 0.0
+    scale = 10 ** (digits - 1 - math.floor(math.log10(v)))
+    return math.ceil(v * scale) / scale
 
 
 def profile_sigmas(doc):
@@ -375,6 +410,18 @@ def profile_sigmas(doc):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
             raise ValueError(f"not a noise profile: between_gpu_sigma of {name} is {v!r}, not a number >= 0")
     return dict(doc["between_gpu_sigma"])
+
+
+def profile_ranges(doc):
+    """A checked noise profile's between_gpu_range -> {name: range}; {} for a file without it (older
+    profiles); ValueError with one line for a malformed one."""
+    ranges = doc.get("between_gpu_range", {})
+    if not isinstance(ranges, dict):
+        raise ValueError("not a noise profile: between_gpu_range is not an object")
+    for name, v in ranges.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a noise profile: between_gpu_range of {name} is {v!r}, not a number >= 0")
+    return dict(ranges)
 
 
 # --- Detection power on recorded runs -----------------------------------------------------------------------

@@ -2,15 +2,16 @@
 """Write a noise profile: per benchmark, how much its median differs between GPUs of one model, from full
 runs of the same code on several GPUs (different gpu_uuid).
 
-  noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json
+  noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--force]
 
-A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative spread of one
-median per GPU (plots/noise.py: profile(), between_noise: range / d2(n) / median, unthrottled samples or,
-where a GPU throttled in every one, all of them);
-runs on the same GPU count as one GPU, with the median of their medians. compare.py reads the profile when
-a baseline ran on another GPU of the contender's model: repetitions on one GPU cannot sample how GPUs of a
-model differ (up to 5-13 % on some H200 benchmarks), the profile can. Every run must be of one GPU model
-(gpu_name) and carry gpu_uuid; at least two GPUs.
+A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
+deviation of one median per GPU (plots/noise.py: profile(); unthrottled samples or, where a GPU throttled in
+every one, all of them), within each commit (git_commit) and pooled over the commits; --same-code takes
+every run as one code (say it when the commits differ only in scripts or context keys). Runs on the same
+GPU of one commit count as one GPU, with the median of their medians. compare.py reads the profile when
+a baseline is of the contender's model: the repetitions of one process cannot sample how processes and GPUs
+of a model differ (up to 4-9 % on some H200 benchmarks), the profile can. Every run must be of one GPU model
+(gpu_name) and carry gpu_uuid; at least two GPUs of one commit (of all, with --same-code).
 
 Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, an output
 that is an input, a committed file without --force).
@@ -31,6 +32,8 @@ def main(argv=None):
     p.add_argument("runs", nargs="+", metavar="RUN.json|FOLDER", help="full runs of one GPU model on several GPUs")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the profile to write (JSON)")
     p.add_argument("--force", action="store_true", help="overwrite a file git tracks (the committed profile)")
+    p.add_argument("--same-code", action="store_true",
+                   help="the runs' benchmark code is the same whatever their git_commit: pool them as one group")
     args = p.parse_args(argv)
     try:
         paths = list(dict.fromkeys(q for a in args.runs for q in expand(a, last=False)))
@@ -40,7 +43,7 @@ def main(argv=None):
     suite_json.check_output(args.output, paths, PROG, args.force)
     runs = [suite_json.load_or_exit(q, PROG) for q in paths]
     try:
-        doc = noise.profile_document(runs, paths)
+        doc = noise.profile_document(runs, paths, same_code=args.same_code)
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

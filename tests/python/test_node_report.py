@@ -217,7 +217,8 @@ def test_min_time_option(tmp_path):
 def test_the_models_profile_spares_what_gpus_of_the_model_differ_by(tmp_path):
     # The committed two-H200 node run of the final tree flagged the L1-to-L2 slope of hierarchy/read on GPU 1
     # (0.849 of its sibling at 2.5 MiB, exit 6): healthy H200s differ that much there. With the model's noise
-    # profile (made from this run and one more GPU: in-sample) it is not flagged; without it, it is.
+    # profile (made from the same-code runs, these two GPUs among them: in sample) it is not flagged; without
+    # it, it is.
     run_dir = ROOT / "results" / "h200" / "20261201T003600Z"
     files = [run_dir / "gpu0" / "benchmarks.json", run_dir / "gpu1" / "benchmarks.json"]
     r = run("node_report", *files)

@@ -272,3 +272,54 @@ def test_unjudged_benchmarks_are_ambiguous_even_on_the_same_gpu():
     [row] = noise.compare_suites([base], cont, unjudged=families.unjudged)
     assert row.verdict == AMBIGUOUS and "not judged" in row.reason
     assert noise.compare_suites([base], cont)[0].verdict == SLOWER
+
+
+# --- clocks, short launches on either side, host-bound with a profile -------------------------------------------
+
+def clocked(median, clocks, throttled, clock_min=None):
+    s = {"real_time": reps(median, 0.001), "sm_clock_mhz": clocks, "throttled": throttled}
+    if clock_min is not None:
+        s["sm_clock_min_mhz"] = clock_min
+    return s
+
+
+def test_throttled_samples_within_one_percent_of_the_run_clock_are_kept():
+    """The power-cap reason with the clock one 15 MHz step under 1980 (0.8 %) is kept; a dip to 1860 (the lowest
+    reading, which the median hides) is dropped; a run without clock counters drops every throttled sample."""
+    ref = {"ref": clocked(1e-3, [1980.0] * 5, [0] * 5)}  # gives the run its unthrottled clock
+    xs = clocked(1e-3, [1965.0] * 5, [1] * 5, clock_min=[1965.0, 1965.0, 1860.0, 1965.0, 1965.0])
+    assert len(noise.unthrottled(xs, ref_clock=1980.0)) == 4
+    assert noise.unthrottled(xs) == []
+    assert noise.run_clock(suite({**ref, "a": xs})) == 1980.0
+    assert noise.run_clock(suite({"a": {"real_time": reps(1e-3)}})) is None
+    base = suite({**ref, "a": clocked(1e-3, [1980.0] * 5, [0] * 5)})
+    cont = suite({**ref, "a": clocked(1.2e-3, [1965.0] * 5, [1] * 5)})
+    row = {r.name: r for r in noise.compare_suites([base], cont)}["a"]
+    assert row.verdict == SLOWER and row.dropped == 0  # 20 % slower at 0.8 % less clock: a slowdown
+
+
+def test_a_change_the_clock_explains_is_ambiguous():
+    base = suite({"a": clocked(1e-3, [1980.0] * 5, [0] * 5), "b": clocked(1e-3, [1980.0] * 5, [0] * 5)})
+    cont = suite({"a": clocked(1.12e-3, [1750.0] * 5, [0] * 5),   # 12 % slower at 12 % less clock
+                  "b": clocked(1.12e-3, [2000.0] * 5, [0] * 5)})  # slower at a higher clock: the code's
+    rows = {r.name: r for r in noise.compare_suites([base], cont)}
+    assert rows["a"].verdict == AMBIGUOUS and "SM clock" in rows["a"].reason
+    assert rows["b"].verdict == SLOWER
+
+
+def test_short_on_either_side_is_ambiguous():
+    """97 µs on one GPU, 103 on another (a barrier shape on H200s): launch-bound, whichever is the baseline."""
+    a, b = suite({"s": {"real_time": reps(97e-6, 0.001)}}), suite({"s": {"real_time": reps(103e-6 * 1.0, 0.001)}})
+    b.records[0].samples["real_time"] = reps(110e-6, 0.001)
+    for base, cont in ((a, b), (b, a)):
+        row = noise.compare_suites([base], cont)[0]
+        assert row.verdict == AMBIGUOUS and row.short
+
+
+def test_host_bound_is_judged_by_the_profile_when_it_has_the_benchmark():
+    name = "link/h2d/pinned/ce/bytes:1073741824"
+    base, cont = suite({name: {"real_time": reps(19.4e-3, 0.001)}}), suite({name: {"real_time": reps(23.3e-3, 0.001)}})
+    judged = lambda **kw: noise.compare_suites([base], cont, host_bound=families.host_bound, **kw)[0].verdict
+    assert judged() == AMBIGUOUS
+    assert judged(profile={name: 0.01}) == SLOWER  # 20 % against 3 x 1 %
+    assert judged(profile={name: 0.01}, profile_range={name: 0.25}) == SAME  # healthy GPUs differ by 25 %

@@ -1,6 +1,7 @@
-"""The between-GPU noise profile (plots/noise.py profile(), plots/noise_profile.py) and its use by compare.py:
-sigma on constructed suites, the script's input checks, compare using it only for another GPU of the same
-model, and the committed profile on the three calibration runs it was made from."""
+"""The between-GPU noise profile (plots/noise.py profile_spread(), plots/noise_profile.py) and its use by
+compare.py: sigma and range on constructed suites, the script's input checks, compare using it for baselines of
+the contender's model, and the committed profile on the final runs: in sample (it holds them) and out of
+sample (a profile from the other GPUs only)."""
 import json
 import math
 import subprocess
@@ -16,13 +17,13 @@ from conftest import run
 from test_bad_input import BAD
 from test_compare import QUIET, cells, listed, with_context
 from test_noise import reps, suite
+from test_results import SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
-# The calibration runs of results/h200/noise_profile.json: three H200s (different gpu_uuid) on two machines.
-# The runs the committed profile is made from: the final tree on three H200s of two machines (2cd99ce).
-CALIBRATION = ("20261201T003600Z/gpu0/benchmarks.json", "20261201T003600Z/gpu1/benchmarks.json",
-               "20261201T004058Z/benchmarks.json")
+# The final tree's runs (1511e60): five H200s (different gpu_uuid) on four machines.
+FINAL = ("20261201T021930Z/gpu0/benchmarks.json", "20261201T021930Z/gpu1/benchmarks.json",
+         "20261201T022426Z/benchmarks.json", "20261201T023326Z/benchmarks.json", "20261201T023612Z/benchmarks.json")
 COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 HBM64 = "coalescing/read/hbm/stride:64"
 
@@ -37,12 +38,32 @@ def gpu_suite(uuid, medians, name=H200, throttled=None):
 
 # --- profile() ------------------------------------------------------------------------------------------------
 
-def test_profile_is_between_noise_of_one_median_per_gpu():
+def test_profile_is_the_spread_of_one_median_per_gpu():
     runs = [gpu_suite("GPU-1", {"a": 1.0e-3, "b": 2e-3}), gpu_suite("GPU-2", {"a": 1.05e-3, "b": 2e-3}),
             gpu_suite("GPU-3", {"a": 1.1e-3, "b": 2e-3, "only_here": 1e-3})]
-    sigma = noise.profile(runs)
-    assert sigma["a"] == pytest.approx(0.1 / 1.05 / 1.693) and sigma["b"] == pytest.approx(0.0)
-    assert "only_here" not in sigma  # one GPU cannot tell a spread between GPUs
+    sigma, spread = noise.profile_spread(runs)
+    assert sigma["a"] == pytest.approx(0.05 / 1.05) and sigma["b"] == pytest.approx(0.0)  # sample sigma / median
+    assert spread["a"] == pytest.approx(0.1) and spread["b"] == 0.0  # max / min - 1
+    assert "only_here" not in sigma and "only_here" not in spread  # one GPU cannot tell a spread between GPUs
+    assert noise.profile(runs) == sigma
+
+
+def commit(s, sha):
+    s.context["git_commit"] = sha
+    return s
+
+
+def test_commits_pool_within_unless_same_code():
+    """Two commits, each on two GPUs, the second 2x slower (its code changed): pooled within commits the
+    sigma is the GPUs' spread alone; --same-code takes the 2x for noise. The range is the widest in a commit."""
+    runs = [commit(gpu_suite("GPU-1", {"a": 1.0e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1.1e-3}), "1" * 40),
+            commit(gpu_suite("GPU-3", {"a": 2.0e-3}), "2" * 40), commit(gpu_suite("GPU-4", {"a": 2.0e-3}), "2" * 40)]
+    sigma, spread = noise.profile_spread(runs)
+    # commit 1: relative 1/1.05, 1.1/1.05 about their mean: 2 x (0.05/1.05)^2 over 1 dof; commit 2: 0 over 1 dof
+    assert sigma["a"] == pytest.approx(math.sqrt(2 * (0.05 / 1.05) ** 2 / 2)) and spread["a"] == pytest.approx(0.1)
+    assert noise.profile(runs, same_code=True)["a"] > 0.3
+    with pytest.raises(ValueError, match="two GPUs of one commit"):
+        noise.profile([commit(gpu_suite("GPU-1", {"a": 1e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1e-3}), "2" * 40)])
 
 
 def test_runs_on_one_gpu_are_one_gpu():
@@ -62,7 +83,7 @@ def test_profile_drops_throttled_samples():
 
 @pytest.mark.parametrize("runs, message", [
     ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-2", {"a": 1e-3}, name="NVIDIA H100")], "different GPU models"),
-    ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-1", {"a": 1e-3})], "at least two"),
+    ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-1", {"a": 1e-3})], "two GPUs of one commit"),
     ([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("", {"a": 1e-3})], "no gpu_uuid")])
 def test_profile_refuses(runs, message):
     with pytest.raises(ValueError, match=message):
@@ -85,11 +106,21 @@ def test_profile_sigmas_checks_the_file(doc, message):
         noise.profile_sigmas(doc)
 
 
+def test_profile_ranges_are_optional_but_checked():
+    doc = {"gpu_name": H200, "metric": "real_time", "runs": [], "between_gpu_sigma": {"a": 0.01}}
+    assert noise.profile_ranges(doc) == {}  # a profile from before the range
+    assert noise.profile_ranges({**doc, "between_gpu_range": {"a": 0.05}}) == {"a": 0.05}
+    for bad in ({"a": -1}, {"a": float("inf")}, [0.1]):
+        with pytest.raises(ValueError, match="between_gpu_range"):
+            noise.profile_ranges({**doc, "between_gpu_range": bad})
+
+
 # --- noise_profile.py ---------------------------------------------------------------------------------------------
 
 def test_script_writes_the_profile(make_json, tmp_path):
     a = with_context(make_json(subdir="runs/a", seed=0, noise=QUIET), gpu_uuid="GPU-1", git_commit="a" * 40)
-    b = with_context(make_json(subdir="runs/b", seed=1, noise=QUIET, slow={HBM64: 1.1}), gpu_uuid="GPU-2")
+    b = with_context(make_json(subdir="runs/b", seed=1, noise=QUIET, slow={HBM64: 1.1}), gpu_uuid="GPU-2",
+                     git_commit="a" * 40)
     out = tmp_path / "profile.json"
     r = run("noise_profile", tmp_path / "runs", "-o", out)
     assert r.returncode == 0, r.stderr
@@ -99,6 +130,12 @@ def test_script_writes_the_profile(make_json, tmp_path):
     assert [x["gpu_uuid"] for x in doc["runs"]] == ["GPU-1", "GPU-2"] and doc["runs"][0]["git_commit"] == "a" * 40
     assert doc["between_gpu_sigma"][HBM64] > 0.05 > max(v for n, v in doc["between_gpu_sigma"].items() if n != HBM64)
     assert noise.profile_sigmas(doc) == doc["between_gpu_sigma"]
+    assert doc["between_gpu_range"][HBM64] == pytest.approx(0.1, abs=0.01) and noise.profile_ranges(doc) == doc["between_gpu_range"]
+    # of two commits, one GPU each: no spread within a commit, unless --same-code says they are one code
+    with_context(b, git_commit="b" * 40)
+    assert run("noise_profile", tmp_path / "runs", "-o", out).returncode == 2
+    r = run("noise_profile", tmp_path / "runs", "-o", out, "--same-code")
+    assert r.returncode == 0 and "--same-code" in json.loads(out.read_text())["derived"]
 
 
 def one_line_exit_2(r, *words):
@@ -125,10 +162,11 @@ def test_script_bad_input(make_json, tmp_path, write_json):
 
 
 def test_committed_profile_is_what_the_script_makes(tmp_path):
-    """results/h200/noise_profile.json is derived from the three final runs, nothing else."""
+    """results/h200/noise_profile.json is derived from the 13 same-code runs (12 GPUs), nothing else."""
     out = tmp_path / "p.json"
-    paths = [Path("results/h200") / c for c in CALIBRATION]
-    r = subprocess.run([sys.executable, str(ROOT / "plots" / "noise_profile.py"), *map(str, paths), "-o", str(out)],
+    paths = [p.relative_to(ROOT) for p in SAME_CODE]
+    r = subprocess.run([sys.executable, str(ROOT / "plots" / "noise_profile.py"), *map(str, paths), "-o", str(out),
+                        "--same-code"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text()) == json.loads(COMMITTED.read_text())
@@ -158,12 +196,12 @@ def test_profile_lifts_the_threshold_for_another_gpu_of_the_model(pair, tmp_path
     prof = profile_file(tmp_path, {HBM64: 0.05})
     r = run("compare", base, other, "--profile", prof)
     assert r.returncode == 0, r.stdout
-    assert cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]  # max(3 %, 3 x 5 %)
+    assert cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]  # max(5 %, 3 x 5 %)
     assert f"noise profile: {prof} (NVIDIA H200, between-GPU sigma of 1 benchmarks from 2 GPUs)" in r.stdout
     assert "noise from 1 baseline run(s) and the profile" in r.stdout
-    # the same GPU: no profile, the 10 % is a slowdown
+    # the same GPU, another process: the profile applies too
     r = run("compare", base, same, "--profile", prof)
-    assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64] and "noise profile: not used" in r.stdout
+    assert r.returncode == 0 and cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]
     # --no-profile: the old verdict
     r = run("compare", base, other, "--no-profile")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64] and "noise profile: off" in r.stdout
@@ -185,9 +223,10 @@ def test_files_without_gpu_uuid_do_not_use_it(make_json, tmp_path):
 def test_the_committed_profile_is_found_by_the_gpu_name(pair):
     base, other, _ = pair
     r = run("compare", base, other)
-    assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 3 GPUs" in r.stdout
-    sigma = json.loads(COMMITTED.read_text())["between_gpu_sigma"][HBM64]
-    assert cells(r.stdout, HBM64)[6] == f"{max(noise.FLOOR, noise.K_SIGMA * sigma):.1%}"
+    assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 12 GPUs" in r.stdout
+    doc = json.loads(COMMITTED.read_text())
+    sigma, spread = doc["between_gpu_sigma"][HBM64], doc["between_gpu_range"][HBM64]
+    assert cells(r.stdout, HBM64)[6] == f"{max(noise.FLOOR, noise.K_SIGMA * sigma, spread):.1%}"
 
 
 def test_no_profile_for_the_model_is_said(make_json):
@@ -218,61 +257,81 @@ def test_malformed_profile_is_unusable(pair, tmp_path, content, reason):
     assert r.returncode == 2 and "not allowed with" in r.stderr
 
 
-# --- the calibration runs -------------------------------------------------------------------------------------
+# --- the final runs ----------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def calibration():
-    return [suite_json.load(ROOT / "results" / "h200" / c) for c in CALIBRATION]
+def final():
+    return [suite_json.load(ROOT / "results" / "h200" / c) for c in FINAL]
 
 
-def test_calibration_pairs_are_same_with_the_profile(calibration):
-    """Every ordered pair of the three final runs (three H200s, two machines): exit 0, nothing slower.
-    In-sample: the profile was made from these very runs, so this shows that compare applies it, not how well
-    it predicts a GPU it has not seen. Without it the same pairs fail (some pair exits 1)."""
-    paths = [c.path for c in calibration]
+@pytest.fixture(scope="module")
+def held_out(final):
+    """The profile made as the committed one is, from the same-code runs on GPUs other than the final five
+    (seven H200s): what compare would know of these GPUs had they not been measured before."""
+    uuids = {s.context["gpu_uuid"] for s in final}
+    others = [r for r in (suite_json.load(p) for p in SAME_CODE) if r.context["gpu_uuid"] not in uuids]
+    assert len({r.context["gpu_uuid"] for r in others}) == 7
+    sigma, spread = noise.profile_spread(others, same_code=True)
+    return dict(profile=sigma, profile_range=spread)
+
+
+def test_final_pairs_are_clean_with_the_committed_profile(final):
+    """Every ordered pair of the final runs (five H200s, four machines), as a user runs compare: exit 0,
+    nothing slower or faster. In sample: the committed profile holds these GPUs, and its range is the largest
+    change seen between two of them, so this shows what compare does with a profile that has seen the GPUs,
+    not how it predicts a GPU it has not (next test). Without a profile some pair fails."""
+    paths = [c.path for c in final]
     codes = []
     for a in paths:
         for b in paths:
             if a is b:
                 continue
             r = run("compare", a, b)
-            assert r.returncode == 0 and listed(r.stdout, "Slower") == [], (a, b, r.stdout[-3000:])
-            assert f"noise profile: {COMMITTED}" in r.stdout and "case: same GPU model;" in r.stdout
-            codes.append(run("compare", a, b, "--no-profile").returncode)
+            assert r.returncode == 0 and listed(r.stdout, "Slower") == listed(r.stdout, "Faster") == [], (a, b)
+            assert f"noise profile: {COMMITTED}" in r.stdout and "case: same GPU model; same code" in r.stdout
+        codes.append(run("compare", paths[0], a, "--no-profile").returncode if a != paths[0] else 0)
     assert 1 in codes
 
 
-# Measured (seed 1, 100 trials of 20 benchmarks >= 100 µs at +10 %, every ordered pair of the final runs in
-# turn, host-bound benchmarks exempt as compare.py exempts them between GPUs): 88.25 % with the profile, 92.3 %
-# without it. Without it every pair calls 15-50 benchmarks slower by 3-17 % (L2-sized chases, the L1-to-L2
-# slope of hierarchy/read, L1 writes at strides 32-64): GPUs of one model differ by that much; with it, a 10 %
-# slowdown on another GPU of those benchmarks is within what GPUs differ by. A profile made from six other
-# H200s (the runs of 93dc4cc and 20261130T22*) still lets 4 of the 6 pairs flag something: it does not
-# predict a GPU it has not seen (README, regression tracking).
-DETECTED_WITH_PROFILE = 0.8825
+KW = dict(host_bound=families.host_bound, unjudged=families.unjudged)  # as compare.py between GPUs
 
 
-def test_planted_ten_percent_with_the_profile(calibration):
-    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
-    kw = dict(planted=20, trials=100, seed=1, host_bound=families.host_bound)
-    rate, hit, total = noise.detection_rate(calibration, "pairs", 0.10, profile=prof, **kw)
-    base_rate, _, _ = noise.detection_rate(calibration, "pairs", 0.10, **kw)
-    assert total == 2000 and rate == pytest.approx(DETECTED_WITH_PROFILE, abs=0.0005), (hit, total)
-    assert rate < base_rate  # the profile can only lift thresholds
+def flagged(runs, **kw):
+    """(ordered pairs with something slower or faster, benchmarks so flagged) over every ordered pair."""
+    rows = [(b[0].path, c.path, r.name) for b, c in noise.configurations(runs, "pairs")
+            for r in noise.compare_suites(b, c, **kw) if r.verdict in (noise.SLOWER, noise.FASTER)]
+    return len({(a, c) for a, c, _ in rows}), len(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="the issue-15 target; measured 88.25 % with the between-GPU profile (see above)")
-def test_planted_ten_percent_with_the_profile_reaches_95_percent(calibration):
-    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
-    assert noise.detection_rate(calibration, "pairs", 0.10, planted=20, trials=100, seed=1, profile=prof,
-                                host_bound=families.host_bound)[0] >= 0.95
+# Measured on the final runs (seed 1, 100 trials of 20 benchmarks >= 100 µs slowed by 10 %, every ordered pair
+# in turn). Committed profile (in sample): nothing flagged in 20 pairs, 95.0 % caught. Profile from the seven
+# other GPUs (out of sample): 18 flags in 12 of the 20 pairs (hierarchy/read at 6.2 MiB and 87 MiB by 7-13 %,
+# L1 writes at strides 16 and 128 by 5-6 %, two at the 5 % floor), 95.2 % caught. No profile: 67 flags, in
+# every one of the 20 pairs, 93.9 % caught.
+IN_SAMPLE, OUT_OF_SAMPLE, NONE = (0, 0, 1900), (12, 18, 1904), (20, 67, 1877)
 
 
-def test_profile_never_lowers_a_threshold(calibration):
-    prof = noise.profile_sigmas(json.loads(COMMITTED.read_text()))
-    a, b = calibration[0], calibration[1]
+def test_planted_ten_percent_with_the_committed_profile_reaches_95_percent(final):
+    doc = json.loads(COMMITTED.read_text())
+    kw = dict(KW, profile=noise.profile_sigmas(doc), profile_range=noise.profile_ranges(doc))
+    rate, hit, total = noise.detection_rate(final, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)
+    assert flagged(final, **kw) + (hit,) == IN_SAMPLE and total == 2000 and rate >= 0.95
+
+
+def test_out_of_sample_and_without_profile_as_the_readme_gives_them(final, held_out):
+    """The issue's target holds out of sample only in part: GPUs the profile has not seen still flag
+    cache-edge points (README, regression tracking)."""
+    for kw, expected in ((dict(KW, **held_out), OUT_OF_SAMPLE), (KW, NONE)):
+        hit = noise.detection_rate(final, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1]
+        assert flagged(final, **kw) + (hit,) == expected
+
+
+def test_profile_never_lowers_a_threshold(final):
+    doc = json.loads(COMMITTED.read_text())
+    a, b = final[0], final[1]
     plain = {r.name: r.threshold for r in noise.compare_suites([a], b)}
-    lifted = {r.name: r.threshold for r in noise.compare_suites([a], b, profile=prof)}
+    lifted = {r.name: r.threshold for r in noise.compare_suites([a], b, profile=noise.profile_sigmas(doc),
+                                                                 profile_range=noise.profile_ranges(doc))}
     assert plain.keys() == lifted.keys() and all(lifted[n] >= plain[n] for n in plain)
     assert sum(lifted[n] > plain[n] for n in plain) > 100
     assert not any(math.isnan(v) for v in lifted.values())

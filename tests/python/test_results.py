@@ -62,18 +62,24 @@ def test_compare_consecutive_committed_runs(base, cont):
 
 
 H200_RUNS = [H200 / run / "benchmarks.json" for run in ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")]
+# The runs of one benchmark code (2cd99ce, 69644e0, b9bb377, 1511e60: later commits changed scripts, the settle
+# wait and context keys only) that results/h200/noise_profile.json is made from: 13 runs on 12 H200s.
+SAME_CODE = [p for run in ("20261201T003600Z", "20261201T004058Z", "20261201T005024Z", "20261201T005211Z",
+                           "20261201T020915Z", "20261201T021408Z", "20261201T021930Z", "20261201T022426Z",
+                           "20261201T023326Z", "20261201T023612Z") for p in sorted((H200 / run).rglob("benchmarks.json"))]
 
 
 def test_third_run_against_the_second_as_the_readme_says():
     """README "Regression tracking": one baseline from the other machine instance; HBM stride-64 and -128 reads
-    9 % faster, L2 stride-33 reads 7 % slower, all with 3 % thresholds (one baseline sees no spread between runs)."""
+    9 % faster, L2 stride-33 reads 7 % slower, all with the 5 % floor (one baseline sees no spread between runs,
+    and runs from before gpu_uuid get no noise profile)."""
     r = run("compare", H200_RUNS[1], H200_RUNS[2])
     assert r.returncode == 1
     assert "case: same GPU model; code unknown" in r.stdout
     assert {"coalescing/read/l2/stride:33", "coalescing/write/l2/stride:4"} <= set(slower(r.stdout))
     faster = r.stdout.split("Faster (")[1].split("Ambiguous")[0]
-    assert "coalescing/read/hbm/stride:64 (-9.2%, threshold 3.0%)" in faster
-    assert "coalescing/read/l2/stride:33 (+7.0%, threshold 3.0%)" in r.stdout
+    assert "coalescing/read/hbm/stride:64 (-9.2%, threshold 5.0%)" in faster
+    assert "coalescing/read/l2/stride:33 (+7.0%, threshold 5.0%)" in r.stdout
 
 
 def test_folder_of_committed_runs_leaves_the_contender_out():
@@ -113,21 +119,27 @@ def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
 
 
 def test_same_gpu_repeat_as_the_readme_gives_it():
-    """README "The same GPU, two processes": the second of two runs on one H200, compared with the first, calls
-    4 launches slower (exit 1, as its committed compare.txt says); both orders, 9 of 552 launches >= 100 µs;
-    a planted 10 % is caught 94.8 % of the time (pageable copies never judged)."""
+    """README "The same GPU, two processes": two runs on one H200 (69644e0, no settle yet). Without a noise
+    profile, both orders together call 3 launches >= 100 µs slower by 5.6-6.3 % (cache-edge working sets:
+    hierarchy/read at 2.5 and 6.2 MiB, the carve-out:max chase at 23 KiB) and a planted 10 % is caught 97.9 %
+    of the time; with a profile made from the eleven other same-code runs on other GPUs (so out of sample),
+    nothing is flagged and 96.4 % is caught. Its committed compare.txt (exit 1, 4 slower) is from the old
+    3 % floor and the profile rule of the time."""
     import noise
     first, second = (H200 / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z"))
-    r = run("compare", first, second)
+    r = run("compare", first, second, "--no-profile")
     assert r.returncode == 1 and "case: same GPU; same code" in r.stdout
-    listed = r.stdout.split("Slower (")[1].split("\nFaster")[0]
-    slower = [line.split()[0] for line in listed.splitlines()[1:] if line.startswith("  ")]
-    assert sorted(slower) == ["coalescing/write/l1/stride:1", "hierarchy/read/ws:2572288",
-                              "hierarchy/read/ws:4976640", "sync/syncthreads/threads:64/blocks_per_sm:4"], slower
     runs = [suite_json.load(p) for p in (first, second)]
-    rows = [row for b, c in noise.configurations(runs, "pairs")
-            for row in noise.compare_suites(b, c, unjudged=families.unjudged) if not row.short]
-    assert len(rows) == 2 * 552 and sum(row.verdict == noise.SLOWER for row in rows) == 9
-    rate, hit, total = noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1,
-                                            unjudged=families.unjudged)
-    assert total == 2000 and hit == 1897, rate
+    kw = dict(unjudged=families.unjudged)
+    rows = [row for b, c in noise.configurations(runs, "pairs") for row in noise.compare_suites(b, c, **kw)
+            if not row.short]
+    slower = sorted({row.name for row in rows if row.verdict == noise.SLOWER})
+    assert slower == ["hierarchy/read/ws:2572288", "hierarchy/read/ws:6197248",
+                      "latency/chase/carveout:max/ws:23168/stride:128"], slower
+    assert sum(row.verdict == noise.SLOWER for row in rows) == 3
+    assert noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1:] == (1957, 2000)
+    others = [suite_json.load(p) for p in SAME_CODE if "20261201T0050" not in str(p) and "20261201T0052" not in str(p)]
+    sigma, spread = noise.profile_spread(others, same_code=True)
+    kw.update(profile=sigma, profile_range=spread)
+    assert noise.false_alarms(runs, "pairs", **kw) == []
+    assert noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1:] == (1928, 2000)
