@@ -116,7 +116,7 @@ class Noise:
     within: float      # median over baseline runs of within_noise
     between: float     # between_noise of the baseline medians (0 with one baseline)
     sigma: float       # max(within, between, profile)
-    threshold: float   # max(floor, k * sigma)
+    threshold: float   # max(floor, k * sigma, the profile's range)
     profile: float = 0.0  # between-GPU sigma from a noise profile (0 when none applies)
 
 
