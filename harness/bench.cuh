@@ -32,8 +32,8 @@ inline bool profiling() {
   return v && *v && *v != '0';
 }
 
-// The longest wait for throttling to clear before a repetition, in ms: MH_SETTLE_MS (set_settle_max_ms from
-// gpubench's main, which rejects a value that is not a number >= 0), default 250.
+// The longest wait for throttling to clear before a repetition, in ms: MH_SETTLE_MS (gpubench's main sets it
+// and rejects a value that is not a number of ms in [0, 60000]), default 250.
 inline double& settle_max_ms() {
   static double ms = 250.0;
   return ms;

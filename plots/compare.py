@@ -161,7 +161,7 @@ def same_model(base, cont):
 
 
 def choose_profile(args, bases, cont, metric):
-    """-> ({name: sigma} or None, header line). The profile applies when a baseline ran on a GPU of the
+    """-> (({name: sigma}, {name: range}) or None, header line). The profile applies when a baseline ran on a GPU of the
     contender's model, the same GPU or another: every baseline is another process, and the profile's spread
     is between processes on GPUs of the model. A profile for another model is unusable input (InputError)."""
     explicit = args.profile is not None
@@ -213,7 +213,7 @@ def main(argv=None):
                         "_per_second are higher-is-better, all others lower-is-better")
     prof = p.add_mutually_exclusive_group()
     prof.add_argument("--profile", metavar="FILE",
-                      help="noise profile to use when a baseline ran on another GPU of the same model (default: "
+                      help="noise profile to use when a baseline is of the contender's GPU model (default: "
                            f"results/<slug>/{PROFILE_FILE} in this repository, when there is one)")
     prof.add_argument("--no-profile", action="store_true", help="use no noise profile")
     p.add_argument("--allow-missing", action="store_true",
@@ -235,7 +235,7 @@ def main(argv=None):
             return EXIT_UNUSABLE
 
     try:
-        sigmas, profile_line = choose_profile(args, bases, cont, metric)
+        prof, profile_line = choose_profile(args, bases, cont, metric)
     except InputError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -254,7 +254,7 @@ def main(argv=None):
     out.append(profile_line)
     # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
     other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
-    sigmas, ranges = sigmas or (None, None)
+    sigmas, ranges = prof or (None, None)
     rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas, profile_range=ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged)
     direction = "higher" if metric.endswith("_per_second") else "lower"

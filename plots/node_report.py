@@ -16,7 +16,8 @@ with --all.
 GPUs of one model differ by more than their repetitions show on some benchmarks (the L1-to-L2 slope of
 hierarchy/read, L2-sized chases: 5-15 % between healthy H200s). Where the model has a noise profile
 (results/<gpu>/noise_profile.json, plots/noise_profile.py; --no-profile: none), a GPU is flagged only when it is
-also more than 3 x that benchmark's between-GPU sigma worse.
+also worse by more than 3 x that benchmark's between-GPU sigma and more than its range (the largest change seen
+between two healthy GPUs of the model).
 
 Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice)."""
 import argparse
@@ -143,7 +144,7 @@ def compare(tables, judged):
 def is_flagged(score, cv, threshold, judged=True, spread=0.0):
     """A judged entry worse than the margin allows, by more than 3 x the GPU's own run-to-run spread (a copy
     whose repetitions scatter by 20 % says nothing about the link), and by more than 3 x the spread between
-    GPUs of the model (the noise profile's sigma; 0 without one)."""
+    GPUs of the model (spread: max(the noise profile's sigma, its range / 3); 0 without one)."""
     return (judged and score is not None and score < threshold and not (cv > 0 and 1 - score < 3 * cv)
             and not (spread > 0 and 1 - score < 3 * spread))
 

@@ -122,7 +122,7 @@ class Noise:
 
 def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0, profile_range=0.0):
     """Noise and threshold of one benchmark from its baseline runs (a list of sample lists); profile: its
-    between-GPU sigma from a noise profile, when the contender ran on another GPU of the same model."""
+    between-GPU sigma from a noise profile and profile_range its range, for baselines of the contender's model."""
     runs = [xs for xs in baseline_runs if xs]
     within = [w for w in (within_noise(xs) for xs in runs) if not math.isnan(w)]
     w = statistics.median(within) if within else 0.0
@@ -197,10 +197,12 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
     spread is the between-run noise); contender: suite_json.Suite. -> list of Row, in the contender's order.
     For a counter other than time pass metric (counters ending in _per_second are higher-is-better) and
-    min_time stays judged on real_time (baseline's or contender's median, the smaller). profile: {name: between-GPU sigma} (profile()), for a
-    contender on another GPU of the baselines' model; benchmarks it lacks keep the rule without it.
+    min_time stays judged on real_time (baseline's or contender's median, the smaller). profile: {name:
+    between-GPU sigma} and profile_range: {name: largest change between two GPUs} (profile_spread()), for
+    baselines of the contender's model; benchmarks they lack keep the rule without them.
     host_bound: a predicate on names, for a contender on another GPU (so, maybe, another host): the benchmarks
-    it names measure the host as much as the GPU and are never called slower or faster, only ambiguous.
+    it names measure the host as much as the GPU and, unless the profile has them, are never called slower or
+    faster, only ambiguous.
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison."""
     rows = []
     hib = metric.endswith("_per_second")
@@ -223,7 +225,7 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         t_cont = unthrottled(rec.samples, TIME, ref[id(contender)]) if TIME in rec.samples else []
         # Short on either side: a launch that one run measures under min_time is launch-bound there (on H200s
         # a ~100 us barrier launch sat at 97 us on most GPUs and at 102-103 us on three).
-        t_base = min(t_base, statistics.median(t_cont)) if t_cont else t_base
+        t_short = min(t_base, statistics.median(t_cont)) if t_cont else t_base
         v = verdict(runs, cont, 0.0, floor, k, higher_is_better=hib, profile=profile.get(rec.name, 0.0),
                     profile_range=(profile_range or {}).get(rec.name, 0.0))
         if v.verdict == AMBIGUOUS and dropped and (math.isnan(v.baseline) or math.isnan(v.contender)):
@@ -234,7 +236,7 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             v = Verdict(AMBIGUOUS, raw_b, raw_c, raw_c / raw_b - 1 if raw_b else math.nan, v.noise,
                         f"throttled (NVML power/thermal clock events) in {dropped} of "
                         f"{sum(len(b.samples[metric]) for b in bases) + len(rec.samples[metric])} repetitions")
-        if t_base < min_time and v.verdict in (FASTER, SLOWER):
+        if t_short < min_time and v.verdict in (FASTER, SLOWER):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"launch under {min_time * 1e6:g} µs", short=True)
         elif unjudged and v.verdict in (FASTER, SLOWER) and unjudged(rec.name):
@@ -250,7 +252,7 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
                         f"the contender's SM clock was {clock:+.1%} off the baseline's: the change may be the clock's")
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict,
-                        t_base < min_time, dropped, v.reason, clock))
+                        t_short < min_time, dropped, v.reason, clock))
     return rows
 
 
