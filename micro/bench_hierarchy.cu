@@ -3,7 +3,11 @@
 // (plain loads, which cache in L1, carve-out 0); between two visits of a byte the grid touches about
 // the whole working set, so each level serves the working sets that fit it. Warm: each launch finds
 // what the previous one left in the caches. A launch moves max(2 x ws, 32 x L2) bytes (~0.1 ms at
-// L1 speed, ~1 ms from HBM on an H200).
+// L1 speed, ~1 ms from HBM on an H200). Placements: launch k reads the working set at the k-th of
+// MH_PLACEMENTS (default 8) offsets a large page or ws / 8 apart (run_walk), so a repetition averages over
+// 8 sets of physical pages: with one placement the points on the L1-to-L2 slope and at the L2-to-HBM
+// shoulder sat at a value fixed per process (0.1-0.5 % between repetitions) that moved 6 % between two
+// processes on one H200 and up to 22 % between H200s.
 //
 // On an H200 (132 SMs): 31.5 TB/s (121 B/clk/SM) up to 180 KiB, an edge at ~190 KiB (the unified L1
 // is 256 KiB at carve-out 0), then a slope, not a cliff: 26.7 TB/s at 224-836 KiB and 19.5 at 1.3-2
@@ -11,6 +15,9 @@
 // L1 still hits part of the time past its capacity; at 14 MiB ncu counts 0 % L1 hits. L2 falls
 // from 11.4 to 9.1 TB/s between 6 and 55 MiB, HBM from ~100 MiB on: 4.56 TB/s.
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #include "harness/bench.cuh"
 #include "harness/registry.cuh"
@@ -21,12 +28,29 @@ namespace {
 using namespace mh;
 
 constexpr int kPoints = 48;
+constexpr int kPlacements = 8;
+
+// MH_PLACEMENTS: how many placements a launch rotates over (1 = the buffer's start, as before version 2).
+int placements() {
+  const char* v = std::getenv("MH_PLACEMENTS");
+  if (!v) return kPlacements;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (!*v || *end || n < 1 || n > 64)
+    throw std::invalid_argument(std::string("MH_PLACEMENTS='") + v + "': not a whole number in [1, 64]");
+  return static_cast<int>(n);
+}
 
 void plan_hierarchy(Planner& p) {
   const DeviceFacts& f = p.facts();
   // The L1 size the device reports, for the plot to draw beside the edges it finds (gpubench puts
   // l2_bytes in the context already).
   p.context("l1_smem_per_sm_bytes", std::to_string(f.l1_smem_per_sm_bytes));
+  const int n_place = placements();
+  // The family's code version (plots/noise.py pools a noise profile only over runs of one version):
+  // 2 = placements rotated per launch.
+  p.context("hierarchy_code_version", n_place > 1 ? "2" : "1");
+  p.context("hierarchy_placements", std::to_string(n_place));
   const roofs::Config c{roofs::Kind::read, roofs::Load::plain, roofs::Store::plain, 16, 8, 256, 0, 1};
   const uint64_t chunk = 32ull * c.unroll * c.width;
   const uint64_t lo = std::max<uint64_t>(16 << 10, chunk), hi = std::min<uint64_t>(8 * f.l2_bytes, f.global_mem_bytes / 8);
@@ -35,10 +59,10 @@ void plan_hierarchy(Planner& p) {
     Launch l;
     l.threads = c.threads;
     l.blocks = static_cast<long long>(f.sm_count) * std::min(f.max_blocks_per_sm, f.max_threads_per_sm / c.threads);
-    l.device_bytes = ws;
+    l.device_bytes = ws + (n_place - 1) * roofs::placement_shift(ws, n_place);
     l.note = "ws=" + std::to_string(ws) + " " + c.describe();
     p.add_if_resident("hierarchy/read/ws:" + std::to_string(ws), l,
-                      [c, ws, bytes](benchmark::State& st) { roofs::run_walk(st, c, ws, bytes); });
+                      [c, ws, bytes, n_place](benchmark::State& st) { roofs::run_walk(st, c, ws, bytes, n_place); });
   }
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 
 #include "harness/bench.cuh"
 #include "harness/registry.cuh"
@@ -59,7 +60,9 @@ std::string Config::describe() const {
   return stream ? s + " stream" : front ? s + " front" : s;
 }
 
-void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch) {
+void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch, int placements) {
+  if (placements < 1 || (placements > 1 && c.kind != Kind::read))
+    throw std::invalid_argument("run_walk: placements must be 1, or more for a read (writes store word_value(i) in place)");
   const DeviceFacts& f = current_device_facts();
   const int fit = resident_blocks_per_sm(c.kind, c.ld, c.st, c.width, c.unroll, c.threads);
   const int per_sm = c.blocks_per_sm > 0 ? c.blocks_per_sm : std::max(1, fit / c.occupancy_div);
@@ -72,13 +75,15 @@ void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t
   const uint64_t blocks = c.stream ? (ws_bytes / chunk + warps_per_block - 1) / warps_per_block : uint64_t(f.sm_count) * per_sm;
   const Walk w = make_walk(c.width, c.unroll, static_cast<int>(blocks), c.threads, ws_bytes,
                            c.stream ? ws_bytes : bytes_per_launch, c.front || c.stream);
-  uint32_t* values = values_buffer(w.words());
+  const uint64_t shift_words = placement_shift(w.working_set_bytes(), placements) / 4;
+  uint32_t* values = values_buffer(w.words() + (placements - 1) * shift_words);
   DeviceBuffer<uint32_t> checksum(1);
   checksum.fill_bytes(0);
   uint32_t* dst = c.kind == Kind::copy ? scratch_buffer(w.words()) : nullptr;
+  uint64_t launch_no = 0;
   run_timed(st, [&] {
     switch (c.kind) {
-      case Kind::read: return launch_read(w, c.ld, values, checksum.data());
+      case Kind::read: return launch_read(w, c.ld, values + (launch_no++ % placements) * shift_words, checksum.data());
       case Kind::write: return launch_write(w, c.st, values);
       case Kind::copy: return launch_copy(w, c.ld, c.st, values, dst);
     }
@@ -88,6 +93,7 @@ void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t
   st.counters["bytes_per_clock_per_sm"] = rate(bytes / (observed_clock_mhz() * 1e6 * f.sm_count));
   st.counters["working_set_bytes"] = value(static_cast<double>(w.working_set_bytes()));
   st.counters["blocks_per_sm"] = value(per_sm);
+  if (placements > 1) st.counters["placements"] = value(placements);
 }
 
 }  // namespace mh::roofs

@@ -63,20 +63,21 @@ SAME, FASTER, SLOWER, AMBIGUOUS = "same", "faster", "slower", "ambiguous"
 def unthrottled(samples, metric=TIME, ref_clock=None):
     """The metric's samples of one Record.samples dict, without those taken while throttled.
 
-    A sample is throttled when NVML reported a power or thermal reason during it (counter throttled) and,
-    where ref_clock (the run's unthrottled SM clock, run_clock()) is given, its lowest SM clock reading
-    (sm_clock_min_mhz; sm_clock_mhz in files without it) lies more than CLOCK_TOL under ref_clock. On H200s
-    the power-cap reason is often on while the clock sits one 15 MHz step under 1980 MHz (0.8 %): such a
-    sample cannot be off by the FLOOR, so it stays. When the throttled counter is absent (older files) or
-    not aligned with the metric, all samples stay."""
+    Where ref_clock (the run's unthrottled SM clock, run_clock()) is given and the samples carry an SM
+    clock (sm_clock_min_mhz, the lowest reading; sm_clock_mhz in files without it), a sample stays when that
+    clock lies within CLOCK_TOL of ref_clock, whatever NVML said: on H200s the power-cap reason is often on
+    while the clock sits one 15 MHz step under 1980 MHz (0.8 %), which cannot move a time by the FLOOR, and
+    a chase right after an HBM sweep once ran at 1720 MHz in 4 of 5 repetitions with no reason reported
+    (runs of 69644e0), 14 % slower. Without a clock, a sample stays unless NVML reported a power or thermal
+    reason during it (counter throttled); with neither counter (older files), every sample stays."""
     xs = list(samples.get(metric, ()))
+    clocks = samples.get(CLOCK_MIN) or samples.get(CLOCK)
+    if ref_clock and clocks and len(clocks) == len(xs):
+        return [x for x, c in zip(xs, clocks) if c >= (1 - CLOCK_TOL) * ref_clock]
     flags = samples.get(THROTTLED)
     if not flags or len(flags) != len(xs):
         return xs
-    clocks = samples.get(CLOCK_MIN) or samples.get(CLOCK)
-    if not ref_clock or not clocks or len(clocks) != len(xs):
-        return [x for x, t in zip(xs, flags) if t < 0.5]
-    return [x for x, t, c in zip(xs, flags, clocks) if t < 0.5 or c >= (1 - CLOCK_TOL) * ref_clock]
+    return [x for x, t in zip(xs, flags) if t < 0.5]
 
 
 def run_clock(suite):
@@ -234,7 +235,8 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
             raw_b = statistics.median(statistics.median(b.samples[metric]) for b in bases)
             raw_c = statistics.median(rec.samples[metric])
             v = Verdict(AMBIGUOUS, raw_b, raw_c, raw_c / raw_b - 1 if raw_b else math.nan, v.noise,
-                        f"throttled (NVML power/thermal clock events) in {dropped} of "
+                        f"throttled or off-clock (an SM clock more than {CLOCK_TOL:.0%} under the run's, or NVML power/thermal "
+                        f"clock events) in {dropped} of "
                         f"{sum(len(b.samples[metric]) for b in bases) + len(rec.samples[metric])} repetitions")
         if t_short < min_time and v.verdict in (FASTER, SLOWER):
             v = Verdict(AMBIGUOUS, v.baseline, v.contender, v.change, v.noise,
@@ -328,7 +330,8 @@ def profile_spread(runs, metric=TIME, same_code=False):
     deviations over the commits (sum of squares over degrees of freedom), so that a code change between
     commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the runs'
     benchmark code is the same whatever their commits say (commits that changed only scripts or context
-    keys): one group. Pooling within commits misses a difference between groups of GPUs when each commit
+    keys): one group. Only runs of the newest code version of a benchmark's family count (code_version()).
+    Pooling within commits misses a difference between groups of GPUs when each commit
     ran on one group only (on H200s, the HBM groups of the FLOOR note): prefer one code. -> ({name: sigma},
     {name: range}) for every benchmark measured without error on at least two GPUs of one commit, in the
     first run's order; range: the largest max / min - 1 of the GPUs' medians within a commit, the largest
@@ -354,7 +357,7 @@ def profile_spread(runs, metric=TIME, same_code=False):
     out, spread = {}, {}
     for name in order:
         squares, dof, widest = 0.0, 0, 0.0
-        for gpus in commits.values():
+        for gpus in _by_code_version(commits, name).values():
             medians = []
             for same_gpu in gpus.values():
                 # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap)
@@ -374,6 +377,25 @@ def profile_spread(runs, metric=TIME, same_code=False):
             out[name] = math.sqrt(squares / dof)
             spread[name] = widest
     return out, spread
+
+
+def code_version(ctx, name):
+    """The code version of a benchmark's family in a run's context: key "<family>_code_version" (the name's
+    first segment, e.g. hierarchy_code_version), "1" where absent (runs from before a family had one)."""
+    return str(ctx.get(name.split("/", 1)[0] + "_code_version", "1"))
+
+
+def _by_code_version(commits, name):
+    """commits ({commit: {gpu_uuid: [runs]}}) split further by the code version of name's family, keeping
+    only the runs of the newest version: runs of older benchmark code say nothing of the current code's
+    spread (hierarchy 1 -> 2 narrowed it)."""
+    out = {}
+    for commit, gpus in commits.items():
+        for uuid, same_gpu in gpus.items():
+            for s in same_gpu:
+                out.setdefault((commit, code_version(s.context, name)), {}).setdefault(uuid, []).append(s)
+    newest = max((v for _, v in out), key=lambda v: (len(v), v))  # numeric strings: "10" > "9"
+    return {k: g for k, g in out.items() if k[1] == newest}
 
 
 def profile_document(runs, paths, metric=TIME, same_code=False):

@@ -300,11 +300,24 @@ def test_throttled_samples_within_one_percent_of_the_run_clock_are_kept():
 
 def test_a_change_the_clock_explains_is_ambiguous():
     base = suite({"a": clocked(1e-3, [1980.0] * 5, [0] * 5), "b": clocked(1e-3, [1980.0] * 5, [0] * 5)})
-    cont = suite({"a": clocked(1.12e-3, [1750.0] * 5, [0] * 5),   # 12 % slower at 12 % less clock
-                  "b": clocked(1.12e-3, [2000.0] * 5, [0] * 5)})  # slower at a higher clock: the code's
+    # A contender whose clock is 1750 MHz throughout: 12 % slower at 12 % less clock is the clock's.
+    cont = suite({"a": clocked(1.12e-3, [1750.0] * 5, [0] * 5), "b": clocked(1.12e-3, [1750.0] * 5, [0] * 5)})
     rows = {r.name: r for r in noise.compare_suites([base], cont)}
     assert rows["a"].verdict == AMBIGUOUS and "SM clock" in rows["a"].reason
-    assert rows["b"].verdict == SLOWER
+    # Slower at a higher clock is the code's.
+    cont = suite({"b": clocked(1.12e-3, [2000.0] * 5, [0] * 5)})
+    assert noise.compare_suites([base], cont)[0].verdict == SLOWER
+
+
+def test_samples_off_the_runs_clock_are_dropped_whatever_nvml_said():
+    """A chase right after an HBM sweep ran at 1720 MHz with no NVML reason (H200, 69644e0): off-clock."""
+    base = suite({"a": clocked(1e-3, [1980.0] * 5, [0] * 5), "b": clocked(1e-3, [1980.0] * 5, [0] * 5)})
+    cont = suite({"a": clocked(1.14e-3, [1720.0] * 4 + [1980.0], [0] * 5),
+                  "b": clocked(1e-3, [1980.0] * 5, [0] * 5)})
+    assert len(noise.unthrottled(cont.by_name["a"].samples, ref_clock=1980.0)) == 1
+    cont.by_name["a"].samples["sm_clock_mhz"] = [1720.0] * 5
+    row = {r.name: r for r in noise.compare_suites([base], cont)}["a"]
+    assert row.verdict == AMBIGUOUS and row.dropped == 5 and "off-clock" in row.reason
 
 
 def test_short_on_either_side_is_ambiguous():
@@ -323,3 +336,21 @@ def test_host_bound_is_judged_by_the_profile_when_it_has_the_benchmark():
     assert judged() == AMBIGUOUS
     assert judged(profile={name: 0.01}) == SLOWER  # 20 % against 3 x 1 %
     assert judged(profile={name: 0.01}, profile_range={name: 0.25}) == SAME  # healthy GPUs differ by 25 %
+
+
+def test_profile_takes_only_the_newest_code_version_of_a_family():
+    """hierarchy_code_version 2 narrowed the spread: runs of version 1 (no key) must not widen its profile,
+    while the other families still pool every run."""
+    def run(uuid, h, c, version=None):
+        ctx = {"gpu_name": "G", "gpu_uuid": uuid, "git_commit": "abc"}
+        if version:
+            ctx["hierarchy_code_version"] = version
+        return suite({"hierarchy/read/ws:1": {"real_time": reps(h, 0.001)},
+                      "coalescing/read/l1/stride:1": {"real_time": reps(c, 0.001)}}, ctx)
+    runs = [run("u1", 1.00e-3, 1.0e-3), run("u2", 1.20e-3, 1.1e-3),           # version 1: 20 % apart
+            run("u3", 1.00e-3, 1.0e-3, "2"), run("u4", 1.01e-3, 1.0e-3, "2")]  # version 2: 1 % apart
+    sigma, spread = noise.profile_spread(runs, same_code=True)
+    assert spread["hierarchy/read/ws:1"] == pytest.approx(0.01, abs=1e-3)
+    assert spread["coalescing/read/l1/stride:1"] == pytest.approx(0.10, abs=1e-3)
+    assert noise.code_version({"hierarchy_code_version": "2"}, "hierarchy/read/ws:1") == "2"
+    assert noise.code_version({}, "latency/chase/ws:1024/stride:128") == "1"
