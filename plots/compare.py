@@ -123,6 +123,10 @@ def case_lines(bases, cont):
                    zip(noise.same_code_and_machine(b.context, cont.context), ("GPU", "code"))) for b in bases]
     lines = [f"baseline:  {b.path} ({identity(b.context)}): {m}, {c}" for b, (m, c) in zip(bases, cases)]
     lines.append(f"contender: {cont.path} ({identity(cont.context)})")
+    boards = sorted({str(r.context.get(noise.BOARD)) for r in list(bases) + [cont] if r.context.get(noise.BOARD)})
+    if len(boards) > 1:
+        lines.append(f"boards: {', '.join(boards)}: one model, several board part numbers (on H200s they tell two HBM "
+                     "behaviours apart, 8-10 % on large-stride HBM reads); the model's profile over all boards applies")
     machines, codes = sorted({m for m, _ in cases}), sorted({c for _, c in cases})
     lines.append(f"case: {' / '.join(machines)}; {' / '.join(codes)}"
                  + (" (the baselines differ; see each above)" if len(cases) > 1 and len(set(cases)) > 1 else ""))
@@ -135,6 +139,8 @@ def read_profile(path):
         doc = suite_json.read_json(path)
         noise.profile_sigmas(doc)
         noise.profile_ranges(doc)
+        for board in doc.get("by_board") or {}:
+            noise.profile_for_board(doc, board)
     except suite_json.SuiteJsonError as e:
         raise InputError(str(e)) from None
     except ValueError as e:
@@ -178,6 +184,11 @@ def choose_profile(args, bases, cont, metric):
         return None, NOT_NEEDED
     if doc["metric"] != metric:
         return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
+    sigmas, ranges, board, gpus = noise.profile_for_runs(doc, [b for b in bases if same_model(b, cont)], cont)
+    if board:
+        return (sigmas, ranges), (f"noise profile: {path} ({doc['gpu_name']}, board {board}: between-GPU sigma of "
+                                  f"{len(sigmas)} benchmarks from {gpus} GPUs of that board), for the baseline(s) of "
+                                  "the contender's model and board")
     return (noise.profile_sigmas(doc), noise.profile_ranges(doc)), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
                                        f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
                                        "baseline(s) of the contender's model")

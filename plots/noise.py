@@ -398,6 +398,54 @@ def _by_code_version(commits, name):
     return {k: g for k, g in out.items() if k[1] == newest}
 
 
+BOARD = "board_part_number"  # context key (gpubench, from NVML)
+
+
+def _boards(runs, metric, same_code):
+    """{board part number: its sub-profile} for every board with at least two GPUs among runs that record
+    one: on H200s the part number's last digit told the two HBM behaviours apart on all 11 GPUs that had it
+    (692-2G520-0282-000: stride-64 HBM reads in 205-206 µs; -001: 224-227 µs)."""
+    out = {}
+    for board in sorted({s.context.get(BOARD) for s in runs} - {None, ""}):
+        sub = [s for s in runs if s.context.get(BOARD) == board]
+        try:
+            sigma, spread = profile_spread(sub, metric, same_code)
+        except ValueError:  # fewer than two GPUs of this board (in one commit)
+            continue
+        out[board] = {"gpus": len({s.context["gpu_uuid"] for s in sub}),
+                      "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()},
+                      "between_gpu_range": {n: _round_up(v) for n, v in spread.items()}}
+    return out
+
+
+def profile_for_board(doc, board):
+    """A checked profile's sub-profile for one board part number -> ({name: sigma}, {name: range}, GPUs), or
+    None when the file has none for it (older profiles, a board seen on fewer than two GPUs); ValueError with
+    one line for a malformed one."""
+    by_board = doc.get("by_board", {})
+    if not isinstance(by_board, dict):
+        raise ValueError("not a noise profile: by_board is not an object")
+    sub = by_board.get(board) if board else None
+    if sub is None:
+        return None
+    if not isinstance(sub, dict) or not isinstance(sub.get("gpus"), int) or isinstance(sub.get("gpus"), bool):
+        raise ValueError(f"not a noise profile: by_board[{board!r}] lacks its GPU count")
+    checked = {"gpu_name": "", "metric": "", "runs": [], **sub}
+    return profile_sigmas(checked), profile_ranges(checked), sub["gpus"]
+
+
+def profile_for_runs(doc, bases, cont):
+    """The part of a checked profile that fits a comparison: the sub-profile of their board when every run
+    names the same board part number and the file has one for it, else the whole model's.
+    -> ({name: sigma}, {name: range}, board or None, GPUs)."""
+    boards = {s.context.get(BOARD) for s in list(bases) + [cont]}
+    board = boards.pop() if len(boards) == 1 else None
+    sub = profile_for_board(doc, board)
+    if sub:
+        return sub[0], sub[1], board, sub[2]
+    return profile_sigmas(doc), profile_ranges(doc), None, len({r.get("gpu_uuid") for r in doc["runs"]})
+
+
 def profile_document(runs, paths, metric=TIME, same_code=False):
     """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
     sigma, spread = profile_spread(runs, metric, same_code)
@@ -412,7 +460,9 @@ def profile_document(runs, paths, metric=TIME, same_code=False):
                      for p, s in zip(paths, runs)],
             "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()},
             # rounded up, so that the largest change seen stays within it after rounding
-            "between_gpu_range": {n: _round_up(v) for n, v in spread.items()}}
+            "between_gpu_range": {n: _round_up(v) for n, v in spread.items()},
+            # the same per board part number, for compares whose runs are all of one board
+            "by_board": _boards(runs, metric, same_code)}
 
 
 def _round_up(v, digits=4):
@@ -472,11 +522,21 @@ def configurations(runs, mode):
     raise ValueError(f"unknown mode {mode!r}")
 
 
-def false_alarms(runs, mode, min_time=MIN_TIME, **kw):
+def _with_profile(kw, profile_doc, bases, cont):
+    """kw for compare_suites, with the part of profile_doc (a checked noise profile file, or None) that fits
+    this comparison as compare.py picks it (profile_for_runs)."""
+    if profile_doc is None:
+        return kw
+    sigmas, ranges, _, _ = profile_for_runs(profile_doc, bases, cont)
+    return dict(kw, profile=sigmas, profile_range=ranges)
+
+
+def false_alarms(runs, mode, min_time=MIN_TIME, profile_doc=None, **kw):
     """-> list of (contender path, Row) flagged slower or faster between runs of the same code."""
     out = []
     for bases, cont in configurations(runs, mode):
-        out += [(cont.path, r) for r in compare_suites(bases, cont, min_time, **kw) if r.verdict in (SLOWER, FASTER)]
+        out += [(cont.path, r) for r in compare_suites(bases, cont, min_time, **_with_profile(kw, profile_doc, bases, cont))
+                if r.verdict in (SLOWER, FASTER)]
     return out
 
 
@@ -486,9 +546,10 @@ def eligible(suite, lo, hi):
 
 
 def detection_rate(runs, mode, size, lo=MIN_TIME, hi=math.inf, planted=20, trials=100, seed=0,
-                   min_time=MIN_TIME, **kw):
+                   min_time=MIN_TIME, profile_doc=None, **kw):
     """Fraction of planted slowdowns (every sample x (1 + size), `planted` random benchmarks with baseline
     median in [lo, hi) per trial) that compare_suites calls "slower". Trials cycle over configurations().
+    profile_doc: a noise profile file's content, applied as compare.py applies it (its board's part or all).
     -> (rate, flagged, planted total)."""
     import random
     rng = random.Random(seed)
@@ -498,7 +559,8 @@ def detection_rate(runs, mode, size, lo=MIN_TIME, hi=math.inf, planted=20, trial
         bases, cont = configs[t % len(configs)]
         pool = sorted(set(eligible(bases[0], lo, hi)) & set(cont.by_name))
         names = rng.sample(pool, min(planted, len(pool)))
-        rows = {r.name: r for r in compare_suites(bases, slowed(cont, {n: 1 + size for n in names}), min_time, **kw)}
+        rows = {r.name: r for r in compare_suites(bases, slowed(cont, {n: 1 + size for n in names}), min_time,
+                                                  **_with_profile(kw, profile_doc, bases, cont))}
         hit += sum(rows[n].verdict == SLOWER for n in names if n in rows)
         total += len(names)
     return (hit / total if total else math.nan), hit, total

@@ -63,10 +63,14 @@ def test_compare_consecutive_committed_runs(base, cont):
 
 H200_RUNS = [H200 / run / "benchmarks.json" for run in ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")]
 # The runs of one benchmark code (2cd99ce, 69644e0, b9bb377, 1511e60: later commits changed scripts, the settle
-# wait and context keys only) that results/h200/noise_profile.json is made from: 13 runs on 12 H200s.
-SAME_CODE = [p for run in ("20261201T003600Z", "20261201T004058Z", "20261201T005024Z", "20261201T005211Z",
-                           "20261201T020915Z", "20261201T021408Z", "20261201T021930Z", "20261201T022426Z",
-                           "20261201T023326Z", "20261201T023612Z") for p in sorted((H200 / run).rglob("benchmarks.json"))]
+# wait and context keys only; d2cea90 changed hierarchy/read, which its hierarchy_code_version 2 keeps apart)
+# that results/h200/noise_profile.json is made from: 19 runs on 18 H200s.
+OLD_CODE_RUNS = ("20261201T003600Z", "20261201T004058Z", "20261201T005024Z", "20261201T005211Z", "20261201T020915Z",
+                 "20261201T021408Z", "20261201T021930Z", "20261201T022426Z", "20261201T023326Z", "20261201T023612Z")
+# The final tree's runs (d2cea90; later commits change Python, tests and the README only): six H200s, six machines.
+FINAL = ("20261201T050427Z", "20261201T050822Z", "20261201T051124Z", "20261201T051427Z", "20261201T051820Z",
+         "20261201T052118Z")
+SAME_CODE = [p for run in OLD_CODE_RUNS + FINAL for p in sorted((H200 / run).rglob("benchmarks.json"))]
 
 
 def test_third_run_against_the_second_as_the_readme_says():
@@ -138,7 +142,8 @@ def test_same_gpu_repeat_as_the_readme_gives_it():
                       "latency/chase/carveout:max/ws:23168/stride:128"], slower
     assert sum(row.verdict == noise.SLOWER for row in rows) == 3
     assert noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1:] == (1957, 2000)
-    others = [suite_json.load(p) for p in SAME_CODE if "20261201T0050" not in str(p) and "20261201T0052" not in str(p)]
+    others = [suite_json.load(p) for r in OLD_CODE_RUNS if r not in ("20261201T005024Z", "20261201T005211Z")
+              for p in sorted((H200 / r).rglob("benchmarks.json"))]  # the same benchmark code as these two
     sigma, spread = noise.profile_spread(others, same_code=True)
     kw.update(profile=sigma, profile_range=spread)
     assert noise.false_alarms(runs, "pairs", **kw) == []
