@@ -233,8 +233,9 @@ def model_profile(suites, off):
         fail(f"{path}: a noise profile of {doc['gpu_name']!r} for {doc['metric']}, not of {name!r} for {suite_json.TIME}")
     # 3 x this "spread" covers both the profile's sigma and its range (the largest change seen between two
     # healthy GPUs of the model), as compare.py's threshold does.
-    ranges = noise.profile_ranges(doc)
-    spreads = {n: max(v, ranges.get(n, 0.0) / 3) for n, v in noise.profile_sigmas(doc).items()}
+    # entries of a family whose code version differs from these runs' are left out (noise.matching)
+    ranges = noise.matching(doc, noise.profile_ranges(doc), suites)
+    spreads = {n: max(v, ranges.get(n, 0.0) / 3) for n, v in noise.matching(doc, noise.profile_sigmas(doc), suites).items()}
     return spreads, (f"Noise profile: {path.relative_to(compare_py.ROOT)} (between-GPU sigma and range of "
                                        f"{len(doc['between_gpu_sigma'])} benchmarks from {compare_py.profile_gpus(doc)} "
                                        "GPUs of this model).")

@@ -434,16 +434,28 @@ def profile_for_board(doc, board):
     return profile_sigmas(checked), profile_ranges(checked), sub["gpus"]
 
 
+def matching(doc, entries, runs):
+    """entries ({name: value} from a profile) without the benchmarks whose family's code version in some run
+    differs from the one the profile describes (its code_versions; absent in older files: keep all)."""
+    versions = doc.get("code_versions")
+    if not isinstance(versions, dict):
+        return entries
+    return {n: v for n, v in entries.items()
+            if all(code_version(s.context, n) == str(versions.get(n.split("/", 1)[0], "1")) for s in runs)}
+
+
 def profile_for_runs(doc, bases, cont):
     """The part of a checked profile that fits a comparison: the sub-profile of their board when every run
     names the same board part number and the file has one for it, else the whole model's.
     -> ({name: sigma}, {name: range}, board or None, GPUs)."""
     boards = {s.context.get(BOARD) for s in list(bases) + [cont]}
     board = boards.pop() if len(boards) == 1 else None
+    runs = list(bases) + [cont]
     sub = profile_for_board(doc, board)
     if sub:
-        return sub[0], sub[1], board, sub[2]
-    return profile_sigmas(doc), profile_ranges(doc), None, len({r.get("gpu_uuid") for r in doc["runs"]})
+        return matching(doc, sub[0], runs), matching(doc, sub[1], runs), board, sub[2]
+    return (matching(doc, profile_sigmas(doc), runs), matching(doc, profile_ranges(doc), runs), None,
+            len({r.get("gpu_uuid") for r in doc["runs"]}))
 
 
 def profile_document(runs, paths, metric=TIME, same_code=False):
@@ -462,7 +474,10 @@ def profile_document(runs, paths, metric=TIME, same_code=False):
             # rounded up, so that the largest change seen stays within it after rounding
             "between_gpu_range": {n: _round_up(v) for n, v in spread.items()},
             # the same per board part number, for compares whose runs are all of one board
-            "by_board": _boards(runs, metric, same_code)}
+            "by_board": _boards(runs, metric, same_code),
+            # the newest code version of each family, the one its entries describe (matching())
+            "code_versions": {f: max((code_version(s.context, f + "/") for s in runs), key=lambda v: (len(v), v))
+                              for f in sorted({n.split("/", 1)[0] for n in sigma})}}
 
 
 def _round_up(v, digits=4):
