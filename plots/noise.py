@@ -379,10 +379,20 @@ def profile_spread(runs, metric=TIME, same_code=False):
     return out, spread
 
 
+def family_of(name):
+    """A benchmark's family: its name's first segment ("hierarchy/read/ws:1" -> "hierarchy")."""
+    return name.split("/", 1)[0]
+
+
 def code_version(ctx, name):
-    """The code version of a benchmark's family in a run's context: key "<family>_code_version" (the name's
-    first segment, e.g. hierarchy_code_version), "1" where absent (runs from before a family had one)."""
-    return str(ctx.get(name.split("/", 1)[0] + "_code_version", "1"))
+    """The code version of a benchmark's family in a run's context: key "<family>_code_version" (e.g.
+    hierarchy_code_version), "1" where absent (runs from before a family had one)."""
+    return str(ctx.get(family_of(name) + "_code_version", "1"))
+
+
+def _newest(versions):
+    """The newest of some code versions (numeric strings: "10" > "9")."""
+    return max(versions, key=lambda v: (len(v), v))
 
 
 def _by_code_version(commits, name):
@@ -394,7 +404,7 @@ def _by_code_version(commits, name):
         for uuid, same_gpu in gpus.items():
             for s in same_gpu:
                 out.setdefault((commit, code_version(s.context, name)), {}).setdefault(uuid, []).append(s)
-    newest = max((v for _, v in out), key=lambda v: (len(v), v))  # numeric strings: "10" > "9"
+    newest = _newest(v for _, v in out)
     return {k: g for k, g in out.items() if k[1] == newest}
 
 
@@ -441,16 +451,16 @@ def matching(doc, entries, runs):
     if not isinstance(versions, dict):
         return entries
     return {n: v for n, v in entries.items()
-            if all(code_version(s.context, n) == str(versions.get(n.split("/", 1)[0], "1")) for s in runs)}
+            if all(code_version(s.context, n) == str(versions.get(family_of(n), "1")) for s in runs)}
 
 
 def profile_for_runs(doc, bases, cont):
     """The part of a checked profile that fits a comparison: the sub-profile of their board when every run
     names the same board part number and the file has one for it, else the whole model's.
     -> ({name: sigma}, {name: range}, board or None, GPUs)."""
-    boards = {s.context.get(BOARD) for s in list(bases) + [cont]}
-    board = boards.pop() if len(boards) == 1 else None
     runs = list(bases) + [cont]
+    boards = {s.context.get(BOARD) for s in runs}
+    board = boards.pop() if len(boards) == 1 else None
     sub = profile_for_board(doc, board)
     if sub:
         return matching(doc, sub[0], runs), matching(doc, sub[1], runs), board, sub[2]
@@ -476,8 +486,8 @@ def profile_document(runs, paths, metric=TIME, same_code=False):
             # the same per board part number, for compares whose runs are all of one board
             "by_board": _boards(runs, metric, same_code),
             # the newest code version of each family, the one its entries describe (matching())
-            "code_versions": {f: max((code_version(s.context, f + "/") for s in runs), key=lambda v: (len(v), v))
-                              for f in sorted({n.split("/", 1)[0] for n in sigma})}}
+            "code_versions": {f: _newest(code_version(s.context, f) for s in runs)
+                              for f in sorted({family_of(n) for n in sigma})}}
 
 
 def _round_up(v, digits=4):

@@ -299,11 +299,10 @@ KW = dict(host_bound=families.host_bound, unjudged=families.unjudged)  # as comp
 def flagged(runs, profile_doc=None, **kw):
     """(ordered pairs with something slower or faster, benchmarks so flagged) over every ordered pair, the
     profile applied as compare.py applies it (its board's part when both runs name the same board)."""
-    rows = [(cont, r.name) for cont, r in noise.false_alarms(runs, "pairs", profile_doc=profile_doc, **kw)]
-    pairs = [(b[0].path, c.path) for b, c in noise.configurations(runs, "pairs")
-             if any(r.verdict in (noise.SLOWER, noise.FASTER) for r in noise.compare_suites(
-                 b, c, **noise._with_profile(kw, profile_doc, b, c)))]
-    return len(pairs), len(rows)
+    per_pair = [sum(r.verdict in (noise.SLOWER, noise.FASTER)
+                    for r in noise.compare_suites(b, c, **noise._with_profile(kw, profile_doc, b, c)))
+                for b, c in noise.configurations(runs, "pairs")]
+    return sum(n > 0 for n in per_pair), sum(per_pair)
 
 
 # Measured on the final runs (seed 1, 100 trials of 20 benchmarks >= 100 µs slowed by 10 %, every ordered pair
