@@ -184,14 +184,15 @@ def choose_profile(args, bases, cont, metric):
         return None, NOT_NEEDED
     if doc["metric"] != metric:
         return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
+    # the board's part where every run shares one, and without entries of another code version (noise.matching)
     sigmas, ranges, board, gpus = noise.profile_for_runs(doc, [b for b in bases if same_model(b, cont)], cont)
     if board:
         return (sigmas, ranges), (f"noise profile: {path} ({doc['gpu_name']}, board {board}: between-GPU sigma of "
                                   f"{len(sigmas)} benchmarks from {gpus} GPUs of that board), for the baseline(s) of "
                                   "the contender's model and board")
-    return (noise.profile_sigmas(doc), noise.profile_ranges(doc)), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
-                                       f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
-                                       "baseline(s) of the contender's model")
+    return (sigmas, ranges), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
+                              f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
+                              "baseline(s) of the contender's model")
 
 
 def listing(title, names):
