@@ -15,7 +15,9 @@ usage: ./run_all.sh [options]
   --quick              a short subset with fewer repetitions (about a minute)
   --filter REGEX       only benchmarks whose name matches REGEX (Google Benchmark's filter)
   --out DIR            results root (default: results in the repository); the run goes to DIR/<gpu>/<UTC timestamp>/
-  --compare BASE.json  compare the new run with BASE.json (plots/compare.py); exit 1 on a regression
+  --compare BASE      compare the new run with BASE (plots/compare.py): a benchmarks.json, or a folder whose
+                       benchmarks.json files below it are all baselines (several GPUs: see README); exit 1 on
+                       a regression
   --device N|all       the GPU to use (default 0); all: every GPU of the node, one per-GPU run each (its
                        peer links to every other GPU included), then node/node.md and the peer matrices
   --margin PCT         with --device all: flag a GPU or link more than PCT % worse than its siblings (default 10)
@@ -122,10 +124,17 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 PATH=$(dirname "$PY"):$PATH  # plots/ncu_profile.sh calls python3
 
-# --compare: a readable suite JSON (check_errors.py exits 2, with one line, on anything else).
+# --compare: a readable suite JSON, or a folder of them (check_errors.py exits 2, with one line, on anything else).
 if [[ -n $COMPARE ]]; then
-  why=$("$PY" plots/check_errors.py "$COMPARE" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
-    bad_input "--compare: ${why#check_errors: error: }"
+  bases=("$COMPARE")
+  if [[ -d $COMPARE ]]; then
+    mapfile -t bases < <(find "$COMPARE" -name benchmarks.json -type f | sort)
+    [[ ${#bases[@]} -gt 0 ]] || bad_input "--compare: $COMPARE: a folder without any benchmarks.json below it"
+  fi
+  for base in "${bases[@]}"; do
+    why=$("$PY" plots/check_errors.py "$base" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
+      bad_input "--compare: ${why#check_errors: error: }"
+  done
 fi
 # --out: the nearest folder that exists must be writable (nothing is created yet).
 probe=$OUT_ROOT

@@ -191,6 +191,28 @@ def test_compare_exit_codes_pass_through(env):
     assert (run / "report.md").exists() and not (run / "FAILED").exists()
 
 
+def test_compare_takes_a_folder_of_baselines(env):
+    """--compare DIR: every benchmarks.json below DIR is a baseline (README: keep several GPUs' runs); a folder
+    without one, or with one that is not suite JSON, is refused before building."""
+    e, tmp = env
+    slow = "sync/syncthreads/threads:1024/blocks_per_sm:1"
+    for i in range(2):
+        (tmp / "bases" / f"run{i}").mkdir(parents=True)
+        synth.write(tmp / "bases" / f"run{i}" / "benchmarks.json", only={"ceiling", "sync"}, seed=3 + i,
+                    slow={slow: 0.8})
+    r = run_all(e, "--no-build", "--out", tmp / "o1", "--compare", tmp / "bases")
+    assert r.returncode == 1 and slow in r.stdout and "regressions against" in r.stderr
+    assert "noise from 2 baseline run(s)" in r.stdout, r.stdout
+    (tmp / "empty").mkdir()
+    r = run_all(e, "--no-build", "--out", tmp / "o2", "--compare", tmp / "empty")
+    assert r.returncode == 2 and "a folder without any benchmarks.json" in one_line(r)
+    (tmp / "bases" / "run2").mkdir()
+    (tmp / "bases" / "run2" / "benchmarks.json").write_text("{ not json")
+    r = run_all(e, "--no-build", "--out", tmp / "o3", "--compare", tmp / "bases")
+    assert r.returncode == 2 and "not JSON" in one_line(r) and "run2" in r.stderr
+    assert not (tmp / "o2").exists() and not (tmp / "o3").exists()
+
+
 def test_failed_benchmark_run_leaves_FAILED_and_exit_4(env):
     e, tmp = env
     r = run_all(dict(e, FAKE_RC="1"), "--no-build", "--out", tmp / "out")
