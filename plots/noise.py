@@ -539,7 +539,10 @@ def slowed(suite, factors):
 
 def configurations(runs, mode):
     """(baselines, contender) pairs from runs of the same code: "pairs" is every ordered pair with one
-    baseline; "leave-one-out" takes each run as contender against all the others as baselines."""
+    baseline; "leave-one-out" takes each run as contender against all the others as baselines; a list of
+    (baselines, contender) pairs is taken as it is."""
+    if isinstance(mode, list):
+        return mode
     if mode == "pairs":
         return [([a], b) for a in runs for b in runs if a is not b]
     if mode == "leave-one-out":
@@ -548,8 +551,11 @@ def configurations(runs, mode):
 
 
 def _with_profile(kw, profile_doc, bases, cont):
-    """kw for compare_suites, with the part of profile_doc (a checked noise profile file, or None) that fits
-    this comparison as compare.py picks it (profile_for_runs)."""
+    """kw for compare_suites, with the part of profile_doc (a checked noise profile file, or None; or a
+    function of (bases, cont) giving one, e.g. a profile without the contender's GPU) that fits this
+    comparison as compare.py picks it (profile_for_runs)."""
+    if callable(profile_doc):
+        profile_doc = profile_doc(bases, cont)
     if profile_doc is None:
         return kw
     sigmas, ranges, _, _ = profile_for_runs(profile_doc, bases, cont)

@@ -2,6 +2,7 @@
 compare.py: sigma and range on constructed suites, the script's input checks, compare using it for baselines of
 the contender's model, and the committed profile on the final runs: in sample (it holds them) and out of
 sample (a profile from the other GPUs only)."""
+import functools
 import json
 import math
 import subprocess
@@ -17,11 +18,11 @@ from conftest import run
 from test_bad_input import BAD
 from test_compare import QUIET, cells, listed, with_context
 from test_noise import reps, suite
-from test_results import FINAL as FINAL_RUNS, OLD_CODE_RUNS, SAME_CODE
+from test_results import FINAL as FINAL_RUNS, NEW as NEW_RUNS, SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
-# The final tree's runs (d2cea90): six H200s (different gpu_uuid) on six machines, three of each board.
+# The final benchmark code's runs (d2cea90 and 9ef3d41): twelve H200s (different gpu_uuid) on twelve machines.
 FINAL = tuple(f"{r}/benchmarks.json" for r in FINAL_RUNS)
 COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 HBM64 = "coalescing/read/hbm/stride:64"
@@ -161,7 +162,7 @@ def test_script_bad_input(make_json, tmp_path, write_json):
 
 
 def test_committed_profile_is_what_the_script_makes(tmp_path):
-    """results/h200/noise_profile.json is derived from the 19 same-code runs (18 GPUs), nothing else."""
+    """results/h200/noise_profile.json is derived from the 25 same-code runs (24 GPUs), nothing else."""
     out = tmp_path / "p.json"
     paths = [p.relative_to(ROOT) for p in SAME_CODE]
     r = subprocess.run([sys.executable, str(ROOT / "plots" / "noise_profile.py"), *map(str, paths), "-o", str(out),
@@ -222,7 +223,7 @@ def test_files_without_gpu_uuid_do_not_use_it(make_json, tmp_path):
 def test_the_committed_profile_is_found_by_the_gpu_name(pair):
     base, other, _ = pair
     r = run("compare", base, other)
-    assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 18 GPUs" in r.stdout
+    assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 24 GPUs" in r.stdout
     doc = json.loads(COMMITTED.read_text())
     sigma, spread = doc["between_gpu_sigma"][HBM64], doc["between_gpu_range"][HBM64]
     assert cells(r.stdout, HBM64)[6] == f"{max(noise.FLOOR, noise.K_SIGMA * sigma, spread):.1%}"
@@ -263,69 +264,102 @@ def final():
     return [suite_json.load(ROOT / "results" / "h200" / c) for c in FINAL]
 
 
+@functools.lru_cache(maxsize=1)
+def same_code_runs():
+    return tuple(suite_json.load(p) for p in SAME_CODE)
+
+
+def profile_without(uuids):
+    """The profile made as the committed one is (SAME_CODE, --same-code), but without the runs of the GPUs
+    `uuids`: what compare would know of those GPUs had they not been measured before."""
+    runs = same_code_runs()
+    rest = [(p, s) for p, s in zip(SAME_CODE, runs) if s.context["gpu_uuid"] not in uuids]
+    return noise.profile_document([s for _, s in rest], [p for p, _ in rest], same_code=True)
+
+
 @pytest.fixture(scope="module")
-def held_out(final):
-    """The profile made as the committed one is, from the runs of the earlier commits (12 H200s, none of the
-    final six): what compare would know of these GPUs had they not been measured before. Its hierarchy/read
-    part is of code version 1, the final runs' is 2."""
-    uuids = {s.context["gpu_uuid"] for s in final}
-    paths = [p for p in SAME_CODE if p.parent.name in OLD_CODE_RUNS or p.parent.parent.name in OLD_CODE_RUNS]
-    others = [suite_json.load(p) for p in paths]
-    assert len({r.context["gpu_uuid"] for r in others}) == 12 and not uuids & {r.context["gpu_uuid"] for r in others}
-    return noise.profile_document(others, paths, same_code=True)
+def new_and_before(final):
+    """The six NEW runs and the profile committed before them (the 19 runs on 18 GPUs without them)."""
+    new = [s for s in final if Path(s.path).parent.name in NEW_RUNS]
+    assert len(new) == 6 and len({s.context["gpu_uuid"] for s in final}) == 12
+    return new, profile_without({s.context["gpu_uuid"] for s in new})
 
 
 def test_final_pairs_are_clean_with_the_committed_profile(final):
-    """Every ordered pair of the final runs (five H200s, four machines), as a user runs compare: exit 0,
-    nothing slower or faster. In sample: the committed profile holds these GPUs, and its range is the largest
-    change seen between two of them, so this shows what compare does with a profile that has seen the GPUs,
-    not how it predicts a GPU it has not (next test). Without a profile some pair fails."""
-    paths = [c.path for c in final]
-    codes = []
-    for a in paths:
-        for b in paths:
-            if a is b:
-                continue
-            r = run("compare", a, b)
-            assert r.returncode == 0 and listed(r.stdout, "Slower") == listed(r.stdout, "Faster") == [], (a, b)
-            assert f"noise profile: {COMMITTED}" in r.stdout and "case: same GPU model; same code" in r.stdout
-        codes.append(run("compare", paths[0], a, "--no-profile").returncode if a != paths[0] else 0)
-    assert 1 in codes
+    """As a user runs compare: every ordered pair of the six runs of 9ef3d41 (one commit, six machines), and
+    each of them against a run of d2cea90 (the same benchmark code; compare says "different code", the commits
+    differ) both ways: exit 0, nothing slower or faster. In sample: the committed profile holds these GPUs and
+    its range is the largest change seen between two of them (the next tests measure GPUs it has not seen).
+    Without a profile some pair fails."""
+    d2 = [c.path for c in final if Path(c.path).parent.name not in NEW_RUNS]
+    new = [c.path for c in final if Path(c.path).parent.name in NEW_RUNS]
+    pairs = [(a, b, "same code") for a in new for b in new if a != b]
+    pairs += [(a, b, "different code") for x, y in zip(d2, new) for a, b in ((x, y), (y, x))]
+    for a, b, code in pairs:
+        r = run("compare", a, b)
+        assert r.returncode == 0 and listed(r.stdout, "Slower") == listed(r.stdout, "Faster") == [], (a, b)
+        assert f"noise profile: {COMMITTED}" in r.stdout and f"case: same GPU model; {code}" in r.stdout
+    assert 1 in {run("compare", d2[0], b, "--no-profile").returncode for b in new}
 
 
 KW = dict(host_bound=families.host_bound, unjudged=families.unjudged)  # as compare.py between GPUs
 
 
-def flagged(runs, profile_doc=None, **kw):
-    """(ordered pairs with something slower or faster, benchmarks so flagged) over every ordered pair, the
-    profile applied as compare.py applies it (its board's part when both runs name the same board)."""
-    per_pair = [sum(r.verdict in (noise.SLOWER, noise.FASTER)
-                    for r in noise.compare_suites(b, c, **noise._with_profile(kw, profile_doc, b, c)))
-                for b, c in noise.configurations(runs, "pairs")]
-    return sum(n > 0 for n in per_pair), sum(per_pair)
+def flagged(configs, profile_doc=None, **kw):
+    """(comparisons with something slower or faster, benchmarks so flagged) over configs (noise.configurations),
+    the profile applied as compare.py applies it (its board's part when every run names the same board)."""
+    per = [sum(r.verdict in (noise.SLOWER, noise.FASTER)
+               for r in noise.compare_suites(b, c, **noise._with_profile(kw, profile_doc, b, c)))
+           for b, c in configs]
+    return sum(n > 0 for n in per), sum(per)
 
 
-# Measured on the final runs (seed 1, 100 trials of 20 benchmarks >= 100 µs slowed by 10 %, every ordered pair
-# in turn; the profile applied as compare applies it: the board's part when both runs are of one board).
-# Committed profile (in sample): nothing flagged in 30 pairs, 96.0 % caught. Profile from the 12 GPUs of the
-# earlier commits (out of sample; its hierarchy/read entries are of code version 1 and do not apply): 167
-# flags in 29 of the 30 pairs (hierarchy/read cache edges, pinned host copies through SMs by 5-7 %, pinned
-# bidir at 256 MiB and the host chase on one machine by 9-18 %, L1 writes by 5-10 %), 97.0 % caught. No profile: 187 flags, in all 30 pairs, 94.4 % caught.
-IN_SAMPLE, OUT_OF_SAMPLE, NONE = (0, 0, 1920), (29, 167, 1940), (30, 187, 1887)
+def pinned(configs, profile_doc):
+    """(comparisons flagged, flags, planted 10 % slowdowns caught of 2000): seed 1, 100 trials of 20 random
+    benchmarks >= 100 µs, the configurations in turn."""
+    rate, hit, total = noise.detection_rate([], configs, 0.10, planted=20, trials=100, seed=1,
+                                            profile_doc=profile_doc, **KW)
+    assert total == 2000
+    return flagged(configs, profile_doc, **KW) + (hit,)
+
+
+# Measured on the twelve final runs (README, regression tracking), pinned here:
+# - in sample: the committed profile (24 GPUs, these twelve among them), every ordered pair (132);
+IN_SAMPLE = (0, 0, 1917)
+# - the six NEW GPUs against the profile committed before they were measured (18 GPUs): with the six d2cea90
+#   runs as baselines (the README's recipe), and with one d2cea90 run as the baseline (36 ordered pairs);
+NEW_SIX_BASELINES, NEW_ONE_BASELINE = (1, 3, 1925), (17, 54, 1941)
+# - leave one GPU out: each of the twelve against the other eleven, with a profile without its GPU (23 GPUs);
+LEAVE_ONE_OUT = (4, 14, 1913)
+# - no profile, every ordered pair.
+NONE = (115, 568, 1891)
 
 
 def test_planted_ten_percent_with_the_committed_profile_reaches_95_percent(final):
-    doc = json.loads(COMMITTED.read_text())
-    rate, hit, total = noise.detection_rate(final, "pairs", 0.10, planted=20, trials=100, seed=1, profile_doc=doc, **KW)
-    assert flagged(final, doc, **KW) + (hit,) == IN_SAMPLE and total == 2000 and rate >= 0.95
+    configs = noise.configurations(final, "pairs")
+    assert pinned(configs, json.loads(COMMITTED.read_text())) == IN_SAMPLE and IN_SAMPLE[2] >= 1900
 
 
-def test_out_of_sample_and_without_profile_as_the_readme_gives_them(final, held_out):
-    """The issue's target holds out of sample only in part: GPUs the profile has not seen still flag
-    (README, regression tracking)."""
-    for doc, expected in ((held_out, OUT_OF_SAMPLE), (None, NONE)):
-        hit = noise.detection_rate(final, "pairs", 0.10, planted=20, trials=100, seed=1, profile_doc=doc, **KW)[1]
-        assert flagged(final, doc, **KW) + (hit,) == expected
+def test_new_gpus_against_the_profile_from_before_them(final, new_and_before):
+    """Out of sample: GPUs neither the profile nor the baselines had seen. With six baselines one of the six
+    flags (three pinned copies of 256 MiB-1 GiB through its host, 5-16 %); with one baseline about half."""
+    new, before = new_and_before
+    d2 = [s for s in final if s not in new]
+    assert pinned([(d2, c) for c in new], before) == NEW_SIX_BASELINES
+    assert pinned([([b], c) for b in d2 for c in new], before) == NEW_ONE_BASELINE
+
+
+def test_leave_one_gpu_out(final):
+    """Each final run against the eleven others, judged with a profile made without its GPU: the GPUs that
+    flag are each the only one of the 24 with that behaviour (a host's chase, a host's pinned copies, one
+    GPU's cache edges)."""
+    profiles = {s.context["gpu_uuid"]: profile_without({s.context["gpu_uuid"]}) for s in final}
+    configs = noise.configurations(final, "leave-one-out")
+    assert pinned(configs, lambda bases, cont: profiles[cont.context["gpu_uuid"]]) == LEAVE_ONE_OUT
+
+
+def test_without_profile(final):
+    assert pinned(noise.configurations(final, "pairs"), None) == NONE
 
 
 def test_board_part_number_picks_the_boards_profile(final):
@@ -338,7 +372,7 @@ def test_board_part_number_picks_the_boards_profile(final):
     assert "from 3 GPUs of that board" in r.stdout and "boards:" not in r.stdout
     r = run("compare", final[0].path, other.path)
     assert r.returncode == 0 and "boards: 692-2G520-0282-000, 692-2G520-0282-001" in r.stdout
-    assert "from 18 GPUs)" in r.stdout
+    assert "from 24 GPUs)" in r.stdout
     doc = json.loads(COMMITTED.read_text())
     assert noise.profile_for_runs(doc, [final[0]], other)[2] is None
 
