@@ -18,7 +18,7 @@ from conftest import run
 from test_bad_input import BAD
 from test_compare import QUIET, cells, listed, with_context
 from test_noise import reps, suite
-from test_results import FINAL as FINAL_RUNS, NEW as NEW_RUNS, SAME_CODE
+from test_results import FINAL as FINAL_RUNS, HELD_OUT, NEW as NEW_RUNS, SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
@@ -331,6 +331,9 @@ IN_SAMPLE = (0, 0, 1917)
 NEW_SIX_BASELINES, NEW_ONE_BASELINE = (1, 3, 1925), (17, 54, 1941)
 # - leave one GPU out: each of the twelve against the other eleven, with a profile without its GPU (23 GPUs);
 LEAVE_ONE_OUT = (4, 14, 1913)
+# - the three HELD_OUT GPUs, which the committed profile has never seen, with the twelve final runs as baselines,
+#   with one final run as the baseline (36 ordered pairs), and between themselves (6 ordered pairs);
+HELD_TWELVE_BASELINES, HELD_ONE_BASELINE, HELD_PAIRS = (1, 1, 1919), (11, 11, 1931), (3, 3, 1920)
 # - no profile, every ordered pair.
 NONE = (115, 568, 1891)
 
@@ -356,6 +359,22 @@ def test_leave_one_gpu_out(final):
     profiles = {s.context["gpu_uuid"]: profile_without({s.context["gpu_uuid"]}) for s in final}
     configs = noise.configurations(final, "leave-one-out")
     assert pinned(configs, lambda bases, cont: profiles[cont.context["gpu_uuid"]]) == LEAVE_ONE_OUT
+
+
+def test_held_out_gpus_against_the_committed_profile(final):
+    """The committed profile on three GPUs it has never seen (one of board -000, two of -001): with the twelve
+    final runs as baselines two of three flag nothing, the third one benchmark (1 GiB pinned host reads through
+    the SMs, 6.5 % slower: its host, like two of the 24 profile GPUs' hosts, is 6-7 % slow there); with one
+    baseline, or between the three, that benchmark is all that flags, on the same GPU."""
+    held = [suite_json.load(ROOT / "results" / "h200" / r / "benchmarks.json") for r in HELD_OUT]
+    assert not {s.context["gpu_uuid"] for s in held} & {r["gpu_uuid"] for r in json.loads(COMMITTED.read_text())["runs"]}
+    doc = json.loads(COMMITTED.read_text())
+    assert pinned([(final, c) for c in held], doc) == HELD_TWELVE_BASELINES
+    assert pinned([([b], c) for b in final for c in held], doc) == HELD_ONE_BASELINE
+    assert pinned(noise.configurations(held, "pairs"), doc) == HELD_PAIRS
+    assert {r.name for b, c in noise.configurations(held, "pairs")
+            for r in noise.compare_suites(b, c, **noise._with_profile(KW, doc, b, c))
+            if r.verdict in (noise.SLOWER, noise.FASTER)} == {"link/h2d/pinned/sm/bytes:1073741824"}
 
 
 def test_without_profile(final):
