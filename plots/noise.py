@@ -413,7 +413,7 @@ BOARD = "board_part_number"  # context key (gpubench, from NVML)
 
 def _boards(runs, metric, same_code):
     """{board part number: its sub-profile} for every board with at least two GPUs among runs that record
-    one: on H200s the part number's last digit told the two HBM behaviours apart on all 11 GPUs that had it
+    one: on H200s the part number's last digit told the two HBM behaviours apart on all 20 GPUs that had it
     (692-2G520-0282-000: stride-64 HBM reads in 205-206 µs; -001: 224-227 µs)."""
     out = {}
     for board in sorted({s.context.get(BOARD) for s in runs} - {None, ""}):
