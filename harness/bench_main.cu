@@ -75,6 +75,7 @@ void add_context() {
   if (mh::nvml::power_limit_watts(dev, &watts)) benchmark::AddCustomContext("power_limit_watts", std::to_string(static_cast<int>(watts + 0.5)));
   if (const std::string v = mh::nvml::vbios_version(dev); !v.empty()) benchmark::AddCustomContext("vbios_version", v);
   if (const std::string v = mh::nvml::board_part_number(dev); !v.empty()) benchmark::AddCustomContext("board_part_number", v);
+  if (unsigned slot = 0; mh::nvml::module_id(dev, &slot)) benchmark::AddCustomContext("module_id", std::to_string(slot));
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 

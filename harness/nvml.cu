@@ -115,6 +115,15 @@ bool power_limit_watts(Device dev, double* watts) {
   return true;
 }
 
+bool module_id(Device dev, unsigned* id) {
+  using ModuleFn = int (*)(Device, unsigned*);
+  static const ModuleFn fn = function<ModuleFn>("nvmlDeviceGetModuleId");
+  unsigned v = 0;
+  if (!dev || !fn || fn(dev, &v) != kSuccess) return false;
+  *id = v;
+  return true;
+}
+
 namespace {
 std::string board_string(Device dev, const char* fn_name) {
   using StringFn = int (*)(Device, char*, unsigned);

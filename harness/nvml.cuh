@@ -45,6 +45,12 @@ bool power_limit_watts(Device dev, double* watts);
 std::string vbios_version(Device dev);
 std::string board_part_number(Device dev);
 
+// The board's module position (nvmlDeviceGetModuleId: the SXM slot on a baseboard, 1-8 on an HGX H200); false
+// when NVML cannot tell (PCIe boards, older drivers). On the H200s measured, a few hosts were 6-7 % slower on
+// large pinned copies than all others: recorded so that runs can show whether the slot (its PCIe switch) goes
+// with it.
+bool module_id(Device dev, unsigned* id);
+
 // ---- Clock-event reasons ("throttle reasons" before NVML 12.2) ------------------------------------
 // Bits of nvmlClocksEventReasons (nvmlClocksThrottleReasons), as nvml.h defines them.
 constexpr uint64_t kReasonGpuIdle = 0x1;             // nothing running: clocks may idle down

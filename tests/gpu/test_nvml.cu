@@ -75,4 +75,9 @@ TEST(Nvml, BoardStringsRead) {
   }
   RecordProperty("vbios_version", nvml::vbios_version(dev));
   RecordProperty("board_part_number", nvml::board_part_number(dev));
+  unsigned slot = 0;  // PCIe boards have none; where NVML gives one it is a small position, not garbage
+  if (nvml::module_id(dev, &slot)) {
+    EXPECT_LT(slot, 64u);
+    RecordProperty("module_id", std::to_string(slot));
+  }
 }

@@ -118,8 +118,10 @@ TEST(Settle, WithoutNvmlNoWait) {
 
 TEST(Nvml, NullDeviceReadsNothing) {
   uint64_t r = 123;
-  unsigned mhz = 7;
+  unsigned mhz = 7, slot = 5;
   EXPECT_FALSE(clock_event_reasons(nullptr, &r));
+  EXPECT_FALSE(module_id(nullptr, &slot));
+  EXPECT_EQ(slot, 5u);
   EXPECT_FALSE(sm_clock_mhz(nullptr, &mhz));
   EXPECT_EQ(vbios_version(nullptr), "");
   EXPECT_EQ(board_part_number(nullptr), "");
