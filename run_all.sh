@@ -160,7 +160,15 @@ GIT_COMMIT=${MH_GIT_COMMIT:-$GIT_COMMIT} GIT_DIRTY=${MH_GIT_DIRTY:-$GIT_DIRTY}
 for pair in "MH_GIT_COMMIT=$GIT_COMMIT" "MH_GIT_DIRTY=$GIT_DIRTY" "VERSION=$SUITE_VERSION"; do
   [[ ${pair#*=} =~ ^[A-Za-z0-9._+-]+$ ]] || bad_input "${pair%%=*} '${pair#*=}' is not one plain word (letters, digits, . _ + -)"
 done
-CONTEXT=--benchmark_context=git_commit=$GIT_COMMIT,git_dirty=$GIT_DIRTY,suite_version=$SUITE_VERSION
+# bench_code: what gpubench is built from (CMakeLists.txt, cmake/, harness/, micro/, gemm/, model/), hashed file by
+# file (sha256sum of each, sorted by path, then of that list; 16 hex digits). Two commits that change only scripts,
+# tests or docs give the same bench_code, and compare.py calls their runs the same benchmark code. It is computed
+# from the files themselves, so a dirty tree or a copy without .git has one too.
+BENCH_CODE=unknown
+if sums=$(find CMakeLists.txt cmake harness micro gemm model -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); then
+  BENCH_CODE=$(sha256sum <<<"$sums" | cut -c1-16)
+fi
+CONTEXT=--benchmark_context=git_commit=$GIT_COMMIT,git_dirty=$GIT_DIRTY,suite_version=$SUITE_VERSION,bench_code=$BENCH_CODE
 
 # The peer benchmarks: with --device all, GPU i's own run peers with GPU i+1, and these run again for every other GPU.
 PEER_RE='^(link/peer|latency/link/peer)/'

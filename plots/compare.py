@@ -26,8 +26,9 @@ Verdicts, change = contender median / median of the baselines' medians - 1:
              reported power or thermal slowdown and the SM clock fell more than 1 % under the run's own)
              are dropped first.
 The output says which case the comparison is, from the JSON contexts: same GPU (gpu_uuid), same GPU model
-(gpu_name) or different GPU; same code (git_commit, both clean), different code (git_commit or suite_version)
-or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
+(gpu_name) or different GPU; same code (git_commit, both clean), same benchmark code (bench_code: what
+gpubench is built from is the same, the commits differ elsewhere), different code (git_commit or
+suite_version) or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
 are read under the new names (sync/syncthreads/...), so old baselines still compare.
 
 GPUs of one model differ by more than their repetitions show (up to 4-9 % on some H200 benchmarks: two
@@ -260,7 +261,8 @@ def main(argv=None):
         print(f"{PROG}: {warning}", file=sys.stderr)
         out.append(warning)
     commits = {b.context.get("git_commit") for b in bases}
-    if len(bases) > 1 and len(commits) > 1 and None not in commits:
+    codes = {noise.bench_code(b.context) for b in bases}
+    if len(bases) > 1 and len(commits) > 1 and None not in commits and (len(codes) > 1 or None in codes):
         out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
 
     out.append(profile_line)

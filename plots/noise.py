@@ -286,9 +286,10 @@ def same_code_and_machine(ctx_a, ctx_b):
     """-> (machine, code) for two suite JSON contexts.
 
     machine: "same GPU" (gpu_uuid equal), "same GPU model" (gpu_name equal), "different GPU", or "unknown"
-    (no gpu_name on a side). code: "same code" (git_commit equal and neither dirty), "different code"
-    (git_commit or suite_version differ), or "unknown" (keys absent, as in files older than these keys, or a
-    dirty tree: uncommitted changes may differ)."""
+    (no gpu_name on a side). code: "same code" (git_commit equal and neither dirty), else "same benchmark
+    code" (bench_code equal: what gpubench is built from is the same, the commits differ elsewhere or a tree
+    is dirty elsewhere), else "different code" (git_commit or suite_version differ), or "unknown" (keys
+    absent, as in files older than these keys, or a dirty tree: uncommitted changes may differ)."""
     ua, ub = ctx_a.get("gpu_uuid"), ctx_b.get("gpu_uuid")
     na, nb = ctx_a.get("gpu_name"), ctx_b.get("gpu_name")
     if ua and ub and ua == ub:
@@ -299,13 +300,23 @@ def same_code_and_machine(ctx_a, ctx_b):
         machine = "unknown"
     ca, cb = ctx_a.get("git_commit"), ctx_b.get("git_commit")
     va, vb = ctx_a.get("suite_version"), ctx_b.get("suite_version")
-    if (ca and cb and ca != cb) or (va and vb and va != vb):
-        code = "different code"
-    elif ca and cb and _flag(ctx_a, "git_dirty") is False and _flag(ctx_b, "git_dirty") is False:
+    same_version = not (va and vb and va != vb)
+    if ca and cb and ca == cb and same_version and _flag(ctx_a, "git_dirty") is False and _flag(ctx_b, "git_dirty") is False:
         code = "same code"
+    elif bench_code(ctx_a) and bench_code(ctx_a) == bench_code(ctx_b):
+        code = "same benchmark code"
+    elif (ca and cb and ca != cb) or (va and vb and va != vb):
+        code = "different code"
     else:
         code = "unknown"
     return machine, code
+
+
+def bench_code(ctx):
+    """The context's bench_code (run_all.sh: a hash of what gpubench is built from), or None where absent or
+    "unknown"."""
+    v = ctx.get("bench_code")
+    return v if isinstance(v, str) and v and v != "unknown" else None
 
 
 # --- Noise profile: the spread between GPUs of one model -------------------------------------------------
@@ -331,6 +342,8 @@ def profile_spread(runs, metric=TIME, same_code=False):
     commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the runs'
     benchmark code is the same whatever their commits say (commits that changed only scripts or context
     keys): one group. Only runs of the newest code version of a benchmark's family count (code_version()).
+    A commit here is the runs' bench_code where they carry one (what gpubench is built from: commits
+    that changed only scripts share it), else their git_commit.
     Pooling within commits misses a difference between groups of GPUs when each commit
     ran on one group only (on H200s, the HBM groups of the FLOOR note): prefer one code. -> ({name: sigma},
     {name: range}) for every benchmark measured without error on at least two GPUs of one commit, in the
@@ -348,7 +361,8 @@ def profile_spread(runs, metric=TIME, same_code=False):
                          "which GPU it ran on)")
     commits = {}
     for s in runs:
-        commits.setdefault(None if same_code else s.context.get("git_commit"), {}).setdefault(s.context["gpu_uuid"], []).append(s)
+        code = None if same_code else bench_code(s.context) or s.context.get("git_commit")
+        commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
     if max(len(g) for g in commits.values()) < 2:
         raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
                          "most; the spread between GPUs needs at least two GPUs of one commit")

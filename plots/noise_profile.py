@@ -6,8 +6,9 @@ runs of the same code on several GPUs (different gpu_uuid).
 
 A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
 deviation of one median per GPU (plots/noise.py: profile(); unthrottled samples or, where a GPU throttled in
-every one, all of them), within each commit (git_commit) and pooled over the commits; --same-code takes
-every run as one code (say it when the commits differ only in scripts or context keys). Runs on the same
+every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
+the commits; --same-code takes every run as one code (say it when the commits differ only in scripts or
+context keys). Runs on the same
 GPU of one commit count as one GPU, with the median of their medians. compare.py reads the profile when
 a baseline is of the contender's model: the repetitions of one process cannot sample how processes and GPUs
 of a model differ (up to 4-9 % on some H200 benchmarks), the profile can. Every run must be of one GPU model

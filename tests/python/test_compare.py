@@ -190,6 +190,8 @@ CLEAN = {"git_commit": "a" * 40, "git_dirty": "false", "suite_version": "0.3.0",
     (CLEAN, dict(CLEAN, git_dirty="true"), "case: same GPU; code unknown"),
     (CLEAN, dict(CLEAN, suite_version="0.4.0"), "case: same GPU; different code"),
     ({}, {}, "case: same GPU model; code unknown"),  # files from before these keys
+    (dict(CLEAN, bench_code="f00d"), dict(CLEAN, git_commit="b" * 40, bench_code="f00d"),
+     "case: same GPU; same benchmark code"),
     (CLEAN, dict(CLEAN, gpu_uuid="GPU-2", gpu_name="NVIDIA A100-SXM4-80GB"), "case: different GPU; same code"),
 ])
 def test_case_line(make_json, base_ctx, cont_ctx, case):
@@ -216,6 +218,11 @@ def test_baselines_from_different_commits_are_warned(make_json):
     r = run("compare", b1, b2, with_context(make_json("c.json", seed=2), **CLEAN))
     assert "WARNING: the baselines are from different commits" in r.stdout
     r = run("compare", b1, with_context(make_json("d.json", seed=3), **CLEAN), make_json("e.json", seed=4))
+    assert "different commits" not in r.stdout
+    # commits that differ outside what gpubench is built from (one bench_code): their spread is noise
+    b1, b2 = (with_context(make_json(f"{n}.json", seed=i), **dict(CLEAN, git_commit=n * 40, bench_code="f00d"))
+              for i, n in enumerate("fg"))
+    r = run("compare", b1, b2, with_context(make_json("h.json", seed=2), **CLEAN))
     assert "different commits" not in r.stdout
 
 

@@ -172,6 +172,14 @@ def test_same_machine(a, b, expected):
     ({"git_commit": "abc", "git_dirty": "false"}, {"git_commit": "def", "git_dirty": "false"}, "different code"),
     ({"suite_version": "1"}, {"suite_version": "2"}, "different code"),
     ({"git_commit": "abc"}, {"git_commit": "abc"}, "unknown"),
+    # bench_code: what gpubench is built from; equal across commits or a dirty tree: the same benchmark code
+    ({"git_commit": "abc", "git_dirty": "false", "bench_code": "f00d"},
+     {"git_commit": "def", "git_dirty": "true", "bench_code": "f00d"}, "same benchmark code"),
+    ({"git_commit": "abc", "git_dirty": "false", "bench_code": "f00d"},
+     {"git_commit": "abc", "git_dirty": "false", "bench_code": "f00d"}, "same code"),
+    ({"git_commit": "abc", "bench_code": "f00d"}, {"git_commit": "def", "bench_code": "beef"}, "different code"),
+    ({"git_commit": "abc", "bench_code": "unknown"}, {"git_commit": "def", "bench_code": "unknown"}, "different code"),
+    ({"bench_code": "f00d"}, {}, "unknown"),
     ({}, {}, "unknown")])
 def test_same_code(a, b, expected):
     assert noise.same_code_and_machine(a, b)[1] == expected

@@ -66,6 +66,20 @@ def test_commits_pool_within_unless_same_code():
         noise.profile([commit(gpu_suite("GPU-1", {"a": 1e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1e-3}), "2" * 40)])
 
 
+def test_one_bench_code_is_one_commit():
+    """Runs that carry one bench_code (what gpubench is built from) are one code whatever their git_commit: two
+    commits of one GPU each pool as two GPUs; another bench_code is another group."""
+    runs = [commit(gpu_suite("GPU-1", {"a": 1.0e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1.1e-3}), "2" * 40)]
+    with pytest.raises(ValueError, match="two GPUs of one commit"):
+        noise.profile(runs)
+    for s in runs:
+        s.context["bench_code"] = "f00d"
+    assert noise.profile(runs)["a"] == pytest.approx(math.sqrt(2) * 0.05 / 1.05)
+    runs[1].context["bench_code"] = "beef"
+    with pytest.raises(ValueError, match="two GPUs of one commit"):
+        noise.profile(runs)
+
+
 def test_runs_on_one_gpu_are_one_gpu():
     """Two runs of GPU-1 (1.0 and 1.2 ms) are one GPU at their median 1.1 ms: against GPU-2 at 1.1 ms, no spread;
     the spread between them is not between GPUs."""

@@ -284,15 +284,28 @@ def context_flag(tmp):
     return dict(kv.split("=", 1) for kv in flags[0].removeprefix("--benchmark_context=").split(","))
 
 
+def bench_code(root):
+    """README's definition of bench_code, written again: SHA-256 over the sha256sum lines of every file under
+    what gpubench is built from, sorted by path; 16 hex digits."""
+    import hashlib
+    files = sorted(str(p.relative_to(root)) for top in ("CMakeLists.txt", "cmake", "harness", "micro", "gemm", "model")
+                   for p in ([root / top] if (root / top).is_file() else (root / top).rglob("*")) if p.is_file())
+    lines = "".join(f"{hashlib.sha256((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files)
+    assert any(f.startswith("micro/") for f in files) and not any(f.startswith("plots/") for f in files)
+    return hashlib.sha256(lines.encode()).hexdigest()[:16]
+
+
 def test_code_identity_from_the_environment_goes_to_the_json_context(env):
     """A copy of the tree without .git (the GPU machine's) names its code with MH_GIT_COMMIT/MH_GIT_DIRTY;
-    Google Benchmark's own --benchmark_context puts them, and the VERSION file, in the JSON context."""
+    Google Benchmark's own --benchmark_context puts them, the VERSION file and bench_code (a hash of the
+    files gpubench is built from, whatever git says) in the JSON context."""
     e, tmp = env
     commit = "0123456789abcdef0123456789abcdef01234567"
     r = run_all(dict(e, MH_GIT_COMMIT=commit, MH_GIT_DIRTY="true"), "--no-build", "--out", tmp / "out")
     assert r.returncode == 0, r.stdout + r.stderr
     version = (ROOT / "VERSION").read_text().strip()
-    assert context_flag(tmp) == {"git_commit": commit, "git_dirty": "true", "suite_version": version}
+    assert context_flag(tmp) == {"git_commit": commit, "git_dirty": "true", "suite_version": version,
+                                 "bench_code": bench_code(ROOT)}
     assert version.count(".") == 2
 
 
