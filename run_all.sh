@@ -126,15 +126,8 @@ PATH=$(dirname "$PY"):$PATH  # plots/ncu_profile.sh calls python3
 
 # --compare: a readable suite JSON, or a folder of them (check_errors.py exits 2, with one line, on anything else).
 if [[ -n $COMPARE ]]; then
-  bases=("$COMPARE")
-  if [[ -d $COMPARE ]]; then
-    mapfile -t bases < <(find "$COMPARE" -name benchmarks.json -type f | sort)
-    [[ ${#bases[@]} -gt 0 ]] || bad_input "--compare: $COMPARE: a folder without any benchmarks.json below it"
-  fi
-  for base in "${bases[@]}"; do
-    why=$("$PY" plots/check_errors.py "$base" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
-      bad_input "--compare: ${why#check_errors: error: }"
-  done
+  why=$("$PY" plots/check_errors.py "$COMPARE" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
+    bad_input "--compare: ${why#check_errors: error: }"
 fi
 # --out: the nearest folder that exists must be writable (nothing is created yet).
 probe=$OUT_ROOT

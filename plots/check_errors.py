@@ -2,27 +2,38 @@
 """Exit 1 (listing them) when any benchmark in a suite JSON reported an error, such as a failed
 verification; run_all.sh publishes no run that has one. Skipped benchmarks (a configuration this GPU
 cannot run) are not errors: they are listed with their reasons on stdout and do not change the status.
+A folder stands for every benchmarks.json below it, as for compare.py (run_all.sh --compare DIR checks its
+baselines so).
 
-Exit status: 0 no errors, 1 errors (listed on stderr), 2 a file that is not usable suite JSON.
+Exit status: 0 no errors, 1 errors (listed on stderr), 2 a file that is not usable suite JSON, or a folder
+without any.
 """
 import argparse
 import sys
 
 import suite_json
+from compare import InputError, expand
 
 PROG = "check_errors"
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
+    p.add_argument("json", metavar="RUN.json|FOLDER", help="benchmarks.json written by gpubench --benchmark_out")
     args = p.parse_args(argv)
-    suite = suite_json.load_or_exit(args.json, PROG)
-    for r in suite.skips():
-        print(f"{PROG}: skipped {r.name}: {r.skipped}")
-    for r in suite.errors():
-        print(f"{PROG}: {r.name}: {r.error}", file=sys.stderr)
-    return 1 if suite.errors() else 0
+    try:
+        paths = expand(args.json, last=False)
+    except InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    suites = [suite_json.load_or_exit(path, PROG) for path in paths]
+    for suite in suites:
+        where = f"{suite.path}: " if len(suites) > 1 else ""
+        for r in suite.skips():
+            print(f"{PROG}: {where}skipped {r.name}: {r.skipped}")
+        for r in suite.errors():
+            print(f"{PROG}: {where}{r.name}: {r.error}", file=sys.stderr)
+    return 1 if any(s.errors() for s in suites) else 0
 
 
 if __name__ == "__main__":

@@ -305,7 +305,7 @@ def same_code_and_machine(ctx_a, ctx_b):
         code = "same code"
     elif bench_code(ctx_a) and bench_code(ctx_a) == bench_code(ctx_b):
         code = "same benchmark code"
-    elif (ca and cb and ca != cb) or (va and vb and va != vb):
+    elif (ca and cb and ca != cb) or not same_version:
         code = "different code"
     else:
         code = "unknown"

@@ -74,7 +74,8 @@ OLD_CODE_RUNS = ("20261201T003600Z", "20261201T004058Z", "20261201T005024Z", "20
                  "20261201T021408Z", "20261201T021930Z", "20261201T022426Z", "20261201T023326Z", "20261201T023612Z")
 # The final benchmark code's runs, twelve H200s on twelve machines: six of d2cea90, and six of 9ef3d41 (the same
 # benchmark code: the commits between change Python, tests and the README only) measured after the noise profile
-# of the first eighteen GPUs was committed, so out of its sample (NEW). Later commits change scripts only.
+# of the first eighteen GPUs was committed, so out of its sample (NEW). Later commits change scripts and add context
+# keys only.
 NEW = ("20261201T065249Z", "20261201T065535Z", "20261201T065827Z", "20261201T070126Z", "20261201T070419Z",
        "20261201T070708Z")
 FINAL = ("20261201T050427Z", "20261201T050822Z", "20261201T051124Z", "20261201T051427Z", "20261201T051820Z",
