@@ -15,7 +15,7 @@ usage: ./run_all.sh [options]
   --quick              a short subset with fewer repetitions (about a minute)
   --filter REGEX       only benchmarks whose name matches REGEX (Google Benchmark's filter)
   --out DIR            results root (default: results in the repository); the run goes to DIR/<gpu>/<UTC timestamp>/
-  --compare BASE      compare the new run with BASE (plots/compare.py): a benchmarks.json, or a folder whose
+  --compare BASE      compare the new run with BASE (python3 -m gpubench compare): a benchmarks.json, or a folder whose
                        benchmarks.json files below it are all baselines (several GPUs: see README); exit 1 on
                        a regression
   --device N|all       the GPU to use (default 0); all: every GPU of the node, one per-GPU run each (its
@@ -68,7 +68,7 @@ fi
 MARGIN=${MARGIN:-10}
 # A node run is a run per GPU: one baseline cannot stand for all of them.
 [[ $NODE == 1 && -n $COMPARE ]] &&
-  bad_input "--compare takes one GPU's run, not --device all (compare a GPU's gpu<i>/benchmarks.json with plots/compare.py)"
+  bad_input "--compare takes one GPU's run, not --device all (compare a GPU's gpu<i>/benchmarks.json with python3 -m gpubench compare)"
 
 # No GPU: one line, exit 2, before anything else.
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -122,11 +122,12 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   for m in "${missing[@]}"; do echo "run_all.sh: missing prerequisite: $m" >&2; done
   exit $EXIT_INPUT
 fi
-PATH=$(dirname "$PY"):$PATH  # plots/ncu_profile.sh calls python3
+PATH=$(dirname "$PY"):$PATH  # tools/ncu_profile.sh calls python3
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"  # the gpubench package and plots/, from any folder
 
 # --compare: a readable suite JSON, or a folder of them (check_errors.py exits 2, with one line, on anything else).
 if [[ -n $COMPARE ]]; then
-  why=$("$PY" plots/check_errors.py "$COMPARE" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
+  why=$("$PY" -m gpubench check_errors "$COMPARE" 2>&1 >/dev/null) || [[ $? -ne 2 ]] ||
     bad_input "--compare: ${why#check_errors: error: }"
 fi
 # --out: the nearest folder that exists must be writable (nothing is created yet).
@@ -167,9 +168,9 @@ CONTEXT=--benchmark_context=git_commit=$GIT_COMMIT,git_dirty=$GIT_DIRTY,suite_ve
 PEER_RE='^(link/peer|latency/link/peer)/'
 if [[ $QUICK == 1 ]]; then
   REPS=3 MIN_TIME=0.005
-  # A subset that still feeds every plot and headline ratio (plots/families.py); a node run adds the peer links.
+  # A subset that still feeds every plot and headline ratio (gpubench/families.py); a node run adds the peer links.
   if [[ -z $FILTER ]]; then
-    FILTER=$("$PY" plots/families.py --quick-filter)
+    FILTER=$("$PY" -m gpubench families --quick-filter)
     [[ $NODE == 0 ]] || FILTER="$FILTER|$PEER_RE"
   fi
 else
@@ -320,7 +321,7 @@ check_run() {  # JSON, file for the skip reasons
   local json=$1 skipped=$2 status
   STAGE="${WHO}checking for benchmark errors"
   set +e
-  "$PY" plots/check_errors.py "$json" >"$skipped"
+  "$PY" -m gpubench check_errors "$json" >"$skipped"
   status=$?
   set -e
   if [[ -s $skipped ]]; then
@@ -330,7 +331,7 @@ check_run() {  # JSON, file for the skip reasons
     rm -f "$skipped"
   fi
   if [[ $status -ne 0 ]]; then
-    STAGE="${WHO}some benchmarks reported errors (run plots/check_errors.py on $(basename "$json"))"
+    STAGE="${WHO}some benchmarks reported errors (run python3 -m gpubench check_errors on $(basename "$json"))"
     fail "some benchmarks reported errors (listed above); $TOP_DIR is marked FAILED"
   fi
 }
@@ -353,7 +354,7 @@ run_gpu() {  # how the GPU is named in the progress line
       say "${WHO}profiling with ncu"
       # In a node run the GPU is made CUDA device 0, the one ncu_profile.sh profiles.
       [[ -z $GPU_INDEX ]] || pre=(env "CUDA_VISIBLE_DEVICES=$GPU_INDEX")
-      "${pre[@]}" bash plots/ncu_profile.sh "$BENCH" "$RUN_DIR" ||
+      "${pre[@]}" bash tools/ncu_profile.sh "$BENCH" "$RUN_DIR" ||
         say "ncu profiling failed or is not permitted here: skipped (see $RUN_DIR/ncu.log)"
     fi
   fi
@@ -364,7 +365,7 @@ run_gpu() {  # how the GPU is named in the progress line
     allow=()
     [[ $FILTER == . ]] || allow=(--allow-missing)  # a subset misses the rest of a full baseline by design
     set +e
-    "$PY" plots/compare.py "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt"
+    "$PY" -m gpubench compare "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt"
     rc=$?
     set -e
     cat "$RUN_DIR/compare.txt"
@@ -376,14 +377,14 @@ run_gpu() {  # how the GPU is named in the progress line
   # One process per picture, all at once (each is mostly matplotlib's start-up), then the report that
   # embeds them.
   local pids=() scripts=() k
-  for script in $("$PY" plots/families.py --plots); do
-    "$PY" "plots/$script.py" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png" &
+  for script in $("$PY" -m gpubench families --plots); do
+    "$PY" -m "plots.$script" "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/$script.png" &
     pids+=($!) scripts+=("$script")
   done
   for k in "${!pids[@]}"; do
-    wait "${pids[$k]}" || fail "plots/${scripts[$k]}.py failed on $RUN_DIR/benchmarks.json"
+    wait "${pids[$k]}" || fail "plots.${scripts[$k]} failed on $RUN_DIR/benchmarks.json"
   done
-  "$PY" plots/report.py "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
+  "$PY" -m gpubench report "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
 }
 
 if [[ $NODE == 0 ]]; then
@@ -437,14 +438,14 @@ NODE_DIR=$TOP_DIR/node
 mkdir -p "$NODE_DIR"
 say "node report ($N GPUs, margin $MARGIN %) -> $NODE_DIR/node.md"
 set +e
-(cd "$TOP_DIR" && "$PY" "$ROOT/plots/node_report.py" --margin "$MARGIN" "${JSONS[@]}" -o node/node.md >/dev/null)
+(cd "$TOP_DIR" && "$PY" -m gpubench node_report --margin "$MARGIN" "${JSONS[@]}" -o node/node.md >/dev/null)
 node_rc=$?
 set -e
 [[ $node_rc -eq 0 || $node_rc -eq 1 ]] || fail "node_report.py exited with $node_rc on ${JSONS[*]}"
 if [[ $N -gt 1 ]]; then
   STAGE="peer matrices"
   for mode in uni bidir; do
-    (cd "$TOP_DIR" && "$PY" "$ROOT/plots/peer_matrix.py" --mode $mode "${JSONS[@]}" "${PEER_JSONS[@]}" \
+    (cd "$TOP_DIR" && "$PY" -m plots.peer_matrix --mode $mode "${JSONS[@]}" "${PEER_JSONS[@]}" \
       -o "node/peer_matrix_$mode.png") || fail "peer_matrix.py --mode $mode failed on ${JSONS[*]} ${PEER_JSONS[*]}"
   done
 fi

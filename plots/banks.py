@@ -6,7 +6,7 @@ The x axis is symlog base 2 (linear between 0 and 1, log2 above) so that stride 
 Model: cycles(S) = conflict_ways(S) / conflict_ways(1) x measured cycles(1), i.e. the stride-1 time scaled
 by the conflict ways the benchmark reports (equal to ways x stride-1 time when stride 1 is conflict-free).
 """
-from plotting import log2_axis, note, nothing_to_plot, parse_args, plain, plt, save
+from plots.plotting import log2_axis, note, nothing_to_plot, parse_args, plain, plt, save
 
 PROG = "banks"
 LAYOUTS = {"pad 0": "C0", "pad 1": "C2", "swizzle": "C3"}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """GEMM: GFLOP/s against size for square shapes (m = n = k, log2 axis) per kernel, and % of cuBLAS."""
-from plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
+from plots.plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "gemm"
 KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded", "cublas")  # legend order

@@ -1,42 +1,12 @@
 #!/usr/bin/env python3
 """GEMM ladder: measured GFLOP/s of each GEMM kernel at the headline shape (4096^3 when the run has it,
-else 4092^3) beside the GFLOP/s its binding bound allows (plots/bounds.py: model counts x unit costs of the
+else 4092^3) beside the GFLOP/s its binding bound allows (gpubench/analysis/bounds.py: model counts x unit costs of the
 same run), the binding resource written on each bar, and cuBLAS as a reference line."""
-import bounds
-from plotting import nothing_to_plot, parse_args, plt, save
+from gpubench.analysis import bounds
+from gpubench.analysis.ladder import steps
+from plots.plotting import nothing_to_plot, parse_args, plt, save
 
 PROG = "ladder"
-SHAPES = (4096, 4092)  # headline first
-
-
-def shape(n):
-    return f"m:{n}/n:{n}/k:{n}"
-
-
-def headline(suite):
-    """(size, {kernel: record}) of the first headline shape the run has GEMM results at; (None, {}) if none."""
-    for n in SHAPES:
-        found = {r.fields["kernel"]: r for r in suite.ok("gemm") if r.name.endswith(shape(n))}
-        if found:
-            return n, found
-    return None, {}
-
-
-def steps(suite):
-    """(size, [(kernel, measured FLOP/s, bound FLOP/s or None, binding resource or None)]) in ladder order,
-    and cuBLAS's FLOP/s (or None)."""
-    n, found = headline(suite)
-    if not found:
-        return None, [], None
-    flops = 2.0 * n ** 3
-    bound = {r.fields["kernel"]: (flops / b[binding], binding)
-             for r, b, binding, _ in bounds.rows(suite) if r.name.endswith(shape(n)) and b[binding] > 0}
-    out = [(k, found[k].get("flops_per_second"), *bound.get(k, (None, None)))
-           for k in bounds.KERNELS if k in found]
-    cublas = found["cublas"].get("flops_per_second") if "cublas" in found else None
-    return n, out, cublas
-
-
 def main(argv=None):
     suite, out = parse_args(PROG, __doc__, argv)
     n, ladder, cublas = steps(suite)

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Load latency against working set (pointer chase, log-x): through L1, L2 only, the TLB series (one load per
 64 KiB or 2 MiB) and the L1 at both shared-memory carve-outs, plateaus labelled with the level, its latency and
-the capacity detected (plots/latency_levels.py); dotted lines at the sizes the device reports. Right panel:
+the capacity detected (gpubench/analysis/latency_levels.py); dotted lines at the sizes the device reports. Right panel:
 the stride sweep, whose knee is the fill granule."""
 import math
 
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-import latency_levels as lv
-from plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
+from gpubench.analysis import latency_levels as lv
+from plots.plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "latency"
 # (prefix, stride, label, style): the curves of the left panel.

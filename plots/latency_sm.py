@@ -4,8 +4,8 @@ in turn, by SM id; one series per ring (one line lives in one L2 partition, so S
 larger ring mixes both), with the median and p95 over SMs."""
 import re
 
-from plotting import note, nothing_to_plot, parse_args, plt, save
-import latency_levels as lv
+from plots.plotting import note, nothing_to_plot, parse_args, plt, save
+from gpubench.analysis import latency_levels as lv
 
 PROG = "latency_sm"
 SM_COUNTER = re.compile(r"^sm(\d+)_cycles$")

@@ -8,7 +8,7 @@ import math
 
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
+from plots.plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "links"
 PANELS = (("pinned", "Host, pinned memory (PCIe)", "pcie_peak_bytes_per_second", ("h2d", "d2h", "bidir")),

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
-from plotting import plt
-import suite_json
+from plots.plotting import plt
+from gpubench import suite_json
 
 PROG = "peer_matrix"
 

@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display on CI or on the GPU machine
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-import suite_json  # noqa: E402
+from gpubench import suite_json  # noqa: E402
 
 plain = FuncFormatter(lambda v, _: f"{v:g}")  # 1024, not 2^10 or 1e3
 

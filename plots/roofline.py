@@ -3,8 +3,8 @@
 or the coalescing sweeps in older runs; shared-memory bandwidth) with each
 GEMM kernel at 4092^3 placed once per level, at its arithmetic intensity against that level's bytes
 (from the counting model), and at its measured GFLOP/s."""
-from bounds import KERNELS, unit_costs
-from plotting import nothing_to_plot, parse_args, plt, save
+from gpubench.analysis.bounds import KERNELS, unit_costs
+from plots.plotting import nothing_to_plot, parse_args, plt, save
 
 PROG = "roofline"
 SHAPE = "m:4092/n:4092/k:4092"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Coalescing: useful and bus bandwidth (GB/s) against access stride, one panel per memory level."""
-from plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
+from plots.plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "stride"
 LEVELS = ("hbm", "l2", "l1")

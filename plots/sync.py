@@ -3,7 +3,7 @@
 __syncwarp() and named barriers (bar.sync id, count) drawn dashed/dotted in the same colours for reference."""
 from matplotlib.lines import Line2D
 
-from plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
+from plots.plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "sync"
 PRIMITIVES = {"syncthreads": "-", "named_barrier": "--", "syncwarp": ":"}  # sync/<primitive> -> line style

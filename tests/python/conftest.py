@@ -9,10 +9,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "plots"
-sys.path[:0] = [str(PLOTS), str(Path(__file__).parent)]  # import suite_json, the scripts and synth in-process
+# Tools of the package by name (python3 -m gpubench NAME); everything else is a picture script (python3 -m plots.NAME).
+TOOLS = ("compare", "node_report", "noise_profile", "check_errors", "report", "bounds", "ncu_table", "families")
 
-import families  # noqa: E402
-import synth  # noqa: E402
+from gpubench import families
+import synth
 
 PLOT_SCRIPTS = tuple(families.plots())  # every picture the family registry names
 ALL_SCRIPTS = PLOT_SCRIPTS + ("report", "compare", "bounds", "check_errors")
@@ -20,8 +21,10 @@ SHAPES = ("1.7.1", "1.8.3")
 
 
 def run(script, *args):
-    """Run plots/<script>.py as a user would; returns CompletedProcess with text stdout/stderr."""
-    return subprocess.run([sys.executable, str(PLOTS / f"{script}.py"), *map(str, args)],
+    """Run a tool (python3 -m gpubench SCRIPT) or a picture script (python3 -m plots.SCRIPT) as a user would, from
+    the repository root; returns CompletedProcess with text stdout/stderr."""
+    module = ["gpubench", script] if script in TOOLS else [f"plots.{script}"]
+    return subprocess.run([sys.executable, "-m", *module, *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

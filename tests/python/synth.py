@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plots"))
-from families import canonical  # noqa: E402  (barriers as gpubench now names them: sync/<primitive>/...)
+from gpubench.families import canonical  # (barriers as gpubench now names them: sync/<primitive>/...)
 
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "h200_cut.json"

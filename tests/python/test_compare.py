@@ -1,11 +1,11 @@
-"""compare.py: noise-aware verdicts (plots/noise.py) from one or several baselines, files or folders; finds
+"""compare.py: noise-aware verdicts (gpubench/regress/noise.py) from one or several baselines, files or folders; finds
 planted changes, stays quiet on noise, says which machine/code case it is, lists what is missing or new, and
 keeps its exit codes (0 nothing slower or missing, 1 slower, 2 unusable input, 3 missing)."""
 import json
 
 import pytest
 
-import noise
+from gpubench.regress import noise
 from conftest import run
 
 SLOWED = "smem_banks/throughput/width:4/stride:32/pad:0"

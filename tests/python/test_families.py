@@ -1,15 +1,15 @@
-"""plots/families.py: every entry points at things that exist, and its filters select real benchmark names."""
+"""gpubench/families.py: every entry points at things that exist, and its filters select real benchmark names."""
 import re
 import subprocess
 import sys
 
 import pytest
 
-import families
-import ncu_table
-import report
+from gpubench import families
+from gpubench.analysis import ncu_table
+from gpubench import report
 import synth
-from conftest import PLOTS
+from conftest import PLOTS, ROOT
 
 NAMES = [n for n, *_ in synth.benchmarks()]  # the recorded H200 run's benchmarks
 
@@ -52,12 +52,12 @@ def test_old_names_map_to_their_family():
 
 
 def test_command_line_for_run_all():
-    out = lambda *a: subprocess.run([sys.executable, str(PLOTS / "families.py"), *a], capture_output=True, text=True,
-                                    check=True).stdout.split()
+    out = lambda *a: subprocess.run([sys.executable, "-m", "gpubench", "families", *a], cwd=ROOT, capture_output=True,
+                                    text=True, check=True).stdout.split()
     assert out("--plots") == families.plots() == ["stride", "hierarchy", "latency", "latency_sm", "links", "banks", "sync",
                                                   "gemm", "roofline", "ladder"]
     assert out("--quick-filter") == [families.quick_filter()]
-    r = subprocess.run([sys.executable, str(PLOTS / "families.py")], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "gpubench", "families"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "one of the arguments" in r.stderr
 
 

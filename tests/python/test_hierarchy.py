@@ -1,4 +1,4 @@
-"""Edge detection (plots/edges.py) on synthetic bandwidth-by-working-set curves, and plots/hierarchy.py."""
+"""Edge detection (gpubench/analysis/edges.py) on synthetic bandwidth-by-working-set curves, and plots/hierarchy.py."""
 import json
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import run
-from edges import cliffs, crossing, plateaus
+from gpubench.analysis.edges import cliffs, crossing, plateaus
 
 KIB, MIB = 1 << 10, 1 << 20
 
@@ -104,7 +104,7 @@ def suite_json(path, ws, bw, l1=256 * KIB, l2=60 * MIB):
 
 
 def test_plot_marks_the_edges(tmp_path, monkeypatch):
-    import hierarchy
+    from plots import hierarchy
     ws, bw = ladder(**H200, noise=0.02)
     f = suite_json(tmp_path / "benchmarks.json", ws, bw)
     saved = []

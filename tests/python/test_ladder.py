@@ -1,12 +1,12 @@
-"""plots/ladder.py and the roofs plots/bounds.py takes from the ceiling family."""
+"""plots/ladder.py and the roofs gpubench/analysis/bounds.py takes from the ceiling family."""
 import json
 
 import pytest
 
-import bounds
-import ladder
+from gpubench.analysis import bounds
+from gpubench.analysis import ladder
 from conftest import run
-from suite_json import load
+from gpubench.suite_json import load
 
 
 def with_kernel(path, new, like="smem", speedup=3.0):

@@ -1,14 +1,14 @@
-"""The latency detector (plots/latency_levels.py) on synthetic curves with known levels, its report table, and
+"""The latency detector (gpubench/analysis/latency_levels.py) on synthetic curves with known levels, its report table, and
 the two latency pictures."""
 import math
 
 import numpy as np
 import pytest
 
-import latency_levels as lv
+from gpubench.analysis import latency_levels as lv
 import synth_latency as sl
 from conftest import run
-from suite_json import load
+from gpubench.suite_json import load
 from test_plots import check_png, figure
 
 KIB, MIB, GIB = sl.KIB, sl.MIB, sl.GIB
@@ -170,7 +170,6 @@ def test_bad_input_is_one_line(tmp_path, script):
 
 
 def test_latency_figure_content(latency_json, monkeypatch, tmp_path):
-    import latency
     fig = figure("latency", latency_json, monkeypatch, tmp_path)
     ax, sweep = fig.axes
     labels = [l.get_label() for l in ax.get_lines()]

@@ -6,7 +6,7 @@ import pytest
 
 import link_synth
 from conftest import run
-from suite_json import load
+from gpubench.suite_json import load
 from test_plots import check_png
 
 SHAPES = ("1.7.1", "1.8.3")
@@ -19,7 +19,7 @@ def write(tmp_path, name="benchmarks.json", **kw):
 
 
 def saved_figure(module_name, monkeypatch, argv):
-    module = importlib.import_module(module_name)
+    module = importlib.import_module(f"plots.{module_name}")
     saved = []
     real_savefig = module.plt.Figure.savefig
 

@@ -1,11 +1,11 @@
-"""plots/ncu_table.py on a small synthetic ncu CSV: the roofs table and the GEMM table against the model."""
+"""gpubench/analysis/ncu_table.py on a small synthetic ncu CSV: the roofs table and the GEMM table against the model."""
 import csv
 
 import pytest
 
-import ncu_table as nt
+from gpubench.analysis import ncu_table as nt
 from conftest import run
-from suite_json import TIME, load
+from gpubench.suite_json import TIME, load
 
 METRICS = [nt.TIME, nt.LD_REQ, nt.LD_SEC, nt.SH_LD_WF, nt.SH_LD_INST, nt.OCCUPANCY, nt.FFMA, nt.L2_FROM_L1,
            nt.DRAM_RD, nt.DRAM_WR, nt.L1_HIT, nt.L2_HIT]
@@ -113,7 +113,7 @@ def test_group_count_mismatch_is_one_line_exit_2(profiled, tmp_path):
 def test_ncu_filter_takes_the_roofs_and_the_new_gemm_kernels():
     import re
 
-    import families
+    from gpubench import families
     ncu = re.compile(families.ncu_filter())
     for name in ("ceiling/read/l1", "ceiling/write/hbm", "ceiling/copy/hbm", "gemm/blocktile_1d/m:4096/n:4096/k:4096",
                  "gemm/warptile_tuned/m:4092/n:4092/k:4092"):

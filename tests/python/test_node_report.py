@@ -1,10 +1,10 @@
-"""plots/node_report.py: GPUs side by side, a slow GPU or link flagged against its siblings' median, exit 0/1/2."""
+"""gpubench/regress/node_report.py: GPUs side by side, a slow GPU or link flagged against its siblings' median, exit 0/1/2."""
 import json
 
 import pytest
 
 import link_synth
-import suite_json
+from gpubench import suite_json
 from conftest import ROOT, run
 
 SHAPES = ("1.7.1", "1.8.3")

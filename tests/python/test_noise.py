@@ -1,4 +1,4 @@
-"""plots/noise.py: noise estimates, thresholds and verdicts on constructed samples, and false alarms and
+"""gpubench/regress/noise.py: noise estimates, thresholds and verdicts on constructed samples, and false alarms and
 detection power on the three committed full H200 runs (results/h200/, 5 repetitions each; the third from
 another machine instance)."""
 import math
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import families
-import noise
-import suite_json
-from noise import AMBIGUOUS, FASTER, SAME, SLOWER
+from gpubench import families
+from gpubench.regress import noise
+from gpubench import suite_json
+from gpubench.regress.noise import AMBIGUOUS, FASTER, SAME, SLOWER
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")  # two on one instance, one on another

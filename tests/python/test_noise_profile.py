@@ -1,4 +1,4 @@
-"""The between-GPU noise profile (plots/noise.py profile_spread(), plots/noise_profile.py) and its use by
+"""The between-GPU noise profile (gpubench/regress/noise.py profile_spread(), gpubench/regress/noise_profile.py) and its use by
 compare.py: sigma and range on constructed suites, the script's input checks, compare using it for baselines of
 the contender's model, and the committed profile on the final runs: in sample (it holds them) and out of
 sample (a profile from the other GPUs only)."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import families
-import noise
-import suite_json
+from gpubench import families
+from gpubench.regress import noise
+from gpubench import suite_json
 from conftest import run
 from test_bad_input import BAD
 from test_compare import QUIET, cells, listed, with_context

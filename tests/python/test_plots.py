@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import PLOT_SCRIPTS, run
-from suite_json import load
+from gpubench.suite_json import load
 
 
 def check_png(path):
@@ -35,7 +35,7 @@ def test_output_option(make_json, tmp_path):
 
 def figure(script, path, monkeypatch, tmp_path):
     """Run script.main in-process and hand back the figure it saved."""
-    module = importlib.import_module(script)
+    module = importlib.import_module(f"plots.{script}")
     saved, real = [], module.save
 
     def keep(fig, *args):

@@ -4,8 +4,8 @@ import re
 
 import synth
 from conftest import PLOT_SCRIPTS, run
-from suite_json import load
-from tables import num
+from gpubench.suite_json import load
+from gpubench.tables import num
 
 SECTIONS = ["## Device", "## Headlines", "## Coalescing", "## Ceilings", "## Shared-memory banks", "## Barriers",
             "## GEMM", "## Pictures"]
@@ -104,7 +104,7 @@ def test_stdout_output(make_json):
 
 
 def test_gemm_bounds_section_only_with_model_predictions(make_json):
-    """plots/bounds.py's table appears when the GEMM benchmarks carry the counting model's model_* predictions
+    """gpubench/analysis/bounds.py's table appears when the GEMM benchmarks carry the counting model's model_* predictions
     (the recorded run has them), one row per modelled kernel and shape with m = 4092 or 4096."""
     path = make_json()
     s = load(path)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import families
-import suite_json
+from gpubench import families
+from gpubench import suite_json
 from conftest import ROOT, run
 
 RESULTS = sorted(ROOT.glob("results/**/benchmarks.json"))
@@ -142,7 +142,7 @@ def test_same_gpu_repeat_as_the_readme_gives_it():
     of the time; with a profile made from the eleven other same-code runs on other GPUs (so out of sample),
     nothing is flagged and 96.4 % is caught. Its committed compare.txt (exit 1, 4 slower) is from the old
     3 % floor and the profile rule of the time."""
-    import noise
+    from gpubench.regress import noise
     first, second = (H200 / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z"))
     r = run("compare", first, second, "--no-profile")
     assert r.returncode == 1 and "case: same GPU; same code" in r.stdout

@@ -413,8 +413,8 @@ def test_node_run_one_gpu(env):
 
 
 def test_node_run_three_gpus_measures_every_pair(env):
-    import peer_matrix
-    import suite_json
+    from plots import peer_matrix
+    from gpubench import suite_json
     e, tmp, _ = node(env, 3)
     r = run_all(e, "--device", "all", "--no-build", "--out", tmp / "out")
     assert r.returncode == 0, r.stdout + r.stderr

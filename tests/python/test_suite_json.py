@@ -2,9 +2,9 @@ import math
 
 import pytest
 
-import suite_json
+from gpubench import suite_json
 import synth
-from suite_json import TIME, SuiteJsonError, load, parse_name
+from gpubench.suite_json import TIME, SuiteJsonError, load, parse_name
 
 
 def test_parse_name_generic_and_named_segments():
@@ -150,7 +150,7 @@ def test_model_side_file_stands_in_for_model_counters(make_json):
     """A run whose predictions are in model.json (gpubench --model_out) reads like one that carried them as
     counters: Record.get falls back on the model, and bounds.py gives the same table."""
     import json
-    import bounds
+    from gpubench.analysis import bounds
     counters = make_json("benchmarks.json", subdir="counters")
     doc = json.loads(counters.read_text())
     model = {}

@@ -486,7 +486,7 @@ def profile_document(runs, paths, metric=TIME, same_code=False):
     """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
     sigma, spread = profile_spread(runs, metric, same_code)
     return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
-            "derived": "by plots/noise_profile.py from the measured runs listed: per benchmark, the standard "
+            "derived": "by gpubench/regress/noise_profile.py from the measured runs listed: per benchmark, the standard "
                        "deviation of one median per GPU relative to its commit's median of them, pooled over the "
                        "commits (unthrottled samples, or all where every one was throttled; runs on one GPU of "
                        "one commit: the median of their medians)" + ("; every run taken as one code (--same-code)"

@@ -13,6 +13,7 @@ Every script in plots/ reads its input through load(), so the JSON assumptions l
   gpubench --model_out) fills Record.model; Record.get() falls back on it, so runs that carried the
   predictions as counters and runs with the side file read alike.
 """
+import gzip
 import json
 import math
 import re
@@ -21,7 +22,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-import families
+from gpubench import families
 
 SUITE = "gpu-memory-microbench"
 TIME = "real_time"  # samples key for per-launch time, always in seconds
@@ -41,7 +42,7 @@ def parse_name(name):
     """'coalescing/read/hbm/stride:1' -> {'family': 'coalescing', 'op': 'read', 'level': 'hbm', 'stride': 1}.
 
     key:value segments become keys (int when numeric); other segments are positional, named by
-    the family registry (plots/families.py) where the family is known and always kept in order under 'pos'.
+    the family registry (gpubench/families.py) where the family is known and always kept in order under 'pos'.
     """
     family, *segments = name.split("/")
     fields, pos = {"family": family}, []
@@ -196,13 +197,15 @@ def _record(path, name, entries):
 
 
 def read_json(path):
-    """A JSON file's content; SuiteJsonError with a one-line message when it cannot be read or parsed."""
+    """A JSON file's content, gzip-compressed when its name ends in .gz (committed runs are stored so);
+    SuiteJsonError with a one-line message when it cannot be read or parsed."""
     try:
-        with open(path, encoding="utf-8") as f:
+        opener = gzip.open if os.fspath(path).endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
             return json.load(f)
     except FileNotFoundError:
         raise SuiteJsonError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         raise SuiteJsonError(f"{path}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise SuiteJsonError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compare a suite run (the contender, the last argument) with one or more baseline runs, benchmark by
-benchmark, with a threshold per benchmark from its measured noise (plots/noise.py, in the manner of nvbench's
+benchmark, with a threshold per benchmark from its measured noise (gpubench/regress/noise.py, in the manner of nvbench's
 robust compare).
 
   compare.py BASE.json CONTENDER.json
@@ -34,7 +34,7 @@ are read under the new names (sync/syncthreads/...), so old baselines still comp
 GPUs of one model differ by more than their repetitions show (up to 4-9 % on some H200 benchmarks: two
 groups of GPUs on HBM latency and large-stride reads, cache-edge working sets, the chasing SM's distance to
 the L2), and two processes on one GPU by more than one process's repetitions. The noise profile, each
-benchmark's spread between runs on GPUs of the model (plots/noise_profile.py), raises the sigma to
+benchmark's spread between runs on GPUs of the model (gpubench/regress/noise_profile.py), raises the sigma to
 max(within, between runs, profile) whenever a baseline is of the contender's model: found at
 results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g. h200), or
 given with --profile FILE; --no-profile leaves it out.
@@ -50,15 +50,16 @@ import os
 import sys
 from pathlib import Path
 
-import families
-import noise
-import suite_json
-import tables
+from gpubench import families
+from gpubench.regress import noise
+from gpubench import suite_json
+from gpubench import tables
 
 PROG = "compare"
 EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
 RUN_FILE = "benchmarks.json"
-ROOT = Path(__file__).resolve().parents[1]
+RUN_FILES = (RUN_FILE, RUN_FILE + ".gz")  # a user's run, and a committed run as stored (compressed)
+ROOT = Path(__file__).resolve().parents[2]
 PROFILE_FILE = "noise_profile.json"
 NOT_NEEDED = "noise profile: not used (no baseline of the contender's GPU model, by gpu_name, with a gpu_uuid on both sides)"
 
@@ -68,11 +69,11 @@ class InputError(Exception):
 
 
 def expand(arg, last):
-    """A file as it is; a folder: every benchmarks.json below it, sorted (exactly one for the contender)."""
+    """A file as it is; a folder: every benchmarks.json (or benchmarks.json.gz) below it, sorted (exactly one for the contender)."""
     p = Path(arg)
     if not p.is_dir():
         return [p]
-    found = sorted(p.rglob(RUN_FILE))
+    found = sorted(f for name in RUN_FILES for f in p.rglob(name))
     if not found:
         raise InputError(f"{arg}: a folder without any {RUN_FILE} below it")
     if last and len(found) != 1:
@@ -177,7 +178,7 @@ def choose_profile(args, bases, cont, metric):
         return None, "noise profile: off (--no-profile)"
     needed = any(same_model(b, cont) for b in bases)
     if not explicit and not (needed and path.is_file()):
-        return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (plots/noise_profile.py makes one)")
+        return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (gpubench/regress/noise_profile.py makes one)")
     doc = read_profile(path)  # a file given is checked even where this comparison does not need it
     if doc["gpu_name"] != cont.gpu_name:
         raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")

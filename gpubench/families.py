@@ -2,12 +2,12 @@
 """The benchmark families as the Python and shell side sees them: one entry per family.
 
 suite_json names the positional name segments from it, report.py takes its sections and pictures from it,
-run_all.sh its quick subset and plot loop, plots/ncu_profile.sh and ncu_table.py what to profile and
+run_all.sh its quick subset and plot loop, tools/ncu_profile.sh and ncu_table.py what to profile and
 tabulate, the tests what to expect. Adding a family: its C++ files, its plot script and one entry here.
 
-  python3 plots/families.py --quick-filter   the --quick subset as one Google Benchmark regex
-  python3 plots/families.py --plots          the plot scripts (plots/<name>.py), one a line
-  python3 plots/families.py --ncu-filter     the benchmarks plots/ncu_profile.sh profiles
+  python3 gpubench/families.py --quick-filter   the --quick subset as one Google Benchmark regex
+  python3 gpubench/families.py --plots          the plot scripts (plots/<name>.py), one a line
+  python3 gpubench/families.py --ncu-filter     the benchmarks tools/ncu_profile.sh profiles
 """
 import argparse
 import re

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Profiles one launch of each micro pattern, of the ceiling roofs and of the GEMM kernels at 4092 and 4096 with Nsight
 # Compute, then tabulates the counters next to the model's predictions (ncu.md).
-# usage: plots/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
+# usage: tools/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
 set -euo pipefail
 BENCH=$1 DIR=$2
-FILTER=${NCU_FILTER:-$(python3 "$(dirname "$0")/families.py" --ncu-filter)}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"  # the gpubench package
+FILTER=${NCU_FILTER:-$(python3 -m gpubench families --ncu-filter)}
 METRICS=$(paste -sd, <<'EOF2'
 gpu__time_duration.sum
 l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
@@ -28,5 +30,5 @@ EOF2
 "$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"
 MH_PROFILE=1 ncu --clock-control none --profile-from-start off --csv --page raw --metrics "$METRICS" \
   --log-file "$DIR/ncu.csv" "$BENCH" --benchmark_filter="$FILTER" --benchmark_min_time=0 >"$DIR/ncu.log" 2>&1
-python3 "$(dirname "$0")/ncu_table.py" "$DIR/ncu.csv" "$DIR/ncu_order.txt" "$DIR/benchmarks.json" -o "$DIR/ncu.md"
+python3 -m gpubench ncu_table "$DIR/ncu.csv" "$DIR/ncu_order.txt" "$DIR/benchmarks.json" -o "$DIR/ncu.md"
 rm -f "$DIR/ncu.log"

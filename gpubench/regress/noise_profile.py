@@ -5,7 +5,7 @@ runs of the same code on several GPUs (different gpu_uuid).
   noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--force]
 
 A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
-deviation of one median per GPU (plots/noise.py: profile(); unthrottled samples or, where a GPU throttled in
+deviation of one median per GPU (gpubench/regress/noise.py: profile(); unthrottled samples or, where a GPU throttled in
 every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
 the commits; --same-code takes every run as one code (say it when the commits differ only in scripts or
 context keys). Runs on the same
@@ -21,9 +21,9 @@ import argparse
 import json
 import sys
 
-import noise
-import suite_json
-from compare import InputError, expand
+from gpubench.regress import noise
+from gpubench import suite_json
+from gpubench.regress.compare import InputError, expand
 
 PROG = "noise_profile"
 

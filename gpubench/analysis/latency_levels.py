@@ -14,7 +14,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from tables import human_bytes  # noqa: F401 (latency.py and latency_sm.py use it as lv.human_bytes)
+from gpubench.tables import human_bytes  # noqa: F401 (latency.py and latency_sm.py use it as lv.human_bytes)
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 TOL = 0.12        # band of a plateau: max / min <= 1 + TOL
@@ -242,7 +242,7 @@ def report_section(suite):
         return []
     head = ["level", "latency cycles (ns)", "capacity detected", "device reports"]
     lines = ["## Latency and capacity (pointer chase)", "",
-             "Plateaus found in the chase curves (plots/latency_levels.py); capacity is the largest working set "
+             "Plateaus found in the chase curves (gpubench/analysis/latency_levels.py); capacity is the largest working set "
              "still at the level's latency, below the next point measured.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in body] + [""]

@@ -15,7 +15,7 @@ with --all.
 
 GPUs of one model differ by more than their repetitions show on some benchmarks (the L1-to-L2 slope of
 hierarchy/read, L2-sized chases: 5-15 % between healthy H200s). Where the model has a noise profile
-(results/<gpu>/noise_profile.json, plots/noise_profile.py; --no-profile: none), a GPU is flagged only when it is
+(results/<gpu>/noise_profile.json, gpubench/regress/noise_profile.py; --no-profile: none), a GPU is flagged only when it is
 also worse by more than 3 x that benchmark's between-GPU sigma and more than its range (the largest change seen
 between two healthy GPUs of the model).
 
@@ -26,9 +26,9 @@ import os
 import statistics
 import sys
 
-import compare as compare_py
-import noise
-import suite_json
+from gpubench.regress import compare as compare_py
+from gpubench.regress import noise
+from gpubench import suite_json
 
 PROG = "node_report"
 # Headline counter per benchmark, first match wins: (counter, higher is better).

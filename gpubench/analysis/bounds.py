@@ -10,8 +10,8 @@ import argparse
 import math
 import sys
 
-import suite_json
-import tables
+from gpubench import suite_json
+from gpubench import tables
 
 # Each unit cost and the benchmark it is measured by (README "GEMM bounds").
 UNITS = {

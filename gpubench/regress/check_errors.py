@@ -11,8 +11,8 @@ without any.
 import argparse
 import sys
 
-import suite_json
-from compare import InputError, expand
+from gpubench import suite_json
+from gpubench.regress.compare import InputError, expand
 
 PROG = "check_errors"
 

@@ -3,7 +3,7 @@
 
 usage: ncu_table.py NCU.csv ORDER.txt BENCHMARKS.json [-o ncu.md]
 
-NCU.csv is `ncu --csv --page raw` of `MH_PROFILE=1 gpubench` (plots/ncu_profile.sh): each
+NCU.csv is `ncu --csv --page raw` of `MH_PROFILE=1 gpubench` (tools/ncu_profile.sh): each
 benchmark's measured launch follows one mh_profile_marker kernel, in the order of ORDER.txt
 (`gpubench --benchmark_list_tests` with the same filter). The model's numbers come from the
 run's BENCHMARKS.json (counters sectors_per_request, conflict_ways, model_*, or its model.json).
@@ -14,9 +14,9 @@ import csv
 import io
 import sys
 
-import families
-import suite_json
-import tables
+from gpubench import families
+from gpubench import suite_json
+from gpubench import tables
 
 TIME = "gpu__time_duration.sum"
 LD_REQ, LD_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -211,7 +211,7 @@ def gemm(pairs, tally):
 
 def tables_md(pairs):
     """Markdown for the (record, ncu group) pairs, one section per family that names an ncu_section in
-    plots/families.py; returns (text, agreeing, compared)."""
+    gpubench/families.py; returns (text, agreeing, compared)."""
     out, tally = [], Tally()
     for fam in families.FAMILIES:
         mine = [(r, g) for r, g in pairs if r.fields["family"] == fam.name]

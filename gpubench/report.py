@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown report of one suite run: device facts, a table per benchmark family, the pictures, headline ratios.
 
-Each family names its section functions (defined here) and pictures in plots/families.py.
+Each family names its section functions (defined here) and pictures in gpubench/families.py.
 Families no section claims still appear in a generic table, so nothing measured is silently left out;
 skipped benchmarks are listed with their reasons.
 Exit status: 0, or 2 for an unusable input or an output it refuses to write (its input, a committed file).
@@ -11,14 +11,9 @@ import math
 import os
 import sys
 
-import bounds
-import families
-import hierarchy
-import ladder
-import latency_levels
-import suite_json
-import tables
-from tables import num
+from gpubench import families, suite_json, tables
+from gpubench.analysis import bounds, hierarchy, ladder, latency_levels
+from gpubench.tables import num
 
 PROG = "report"
 FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SMs", "sm_count"),
@@ -95,7 +90,7 @@ def gemm(suite):
 
 
 def gemm_bounds(suite):
-    """The counting model's time bounds at 4092^3 (plots/bounds.py), when the run has model_* counters."""
+    """The counting model's time bounds at 4092^3 (gpubench/analysis/bounds.py), when the run has model_* counters."""
     if not bounds.rows(suite):
         return []
     return ["## GEMM bounds (model counts × measured unit costs)", "", bounds.markdown(suite, only_sizes={4092, 4096})]
@@ -129,7 +124,7 @@ def ratio(a, b):
 
 
 def hierarchy_edges(suite):
-    """The plateaus and cliffs plots/edges.py finds in hierarchy/read/ws:*, beside the sizes the device reports."""
+    """The plateaus and cliffs gpubench/analysis/edges.py finds in hierarchy/read/ws:*, beside the sizes the device reports."""
     ws, bw = hierarchy.curve(suite)
     if len(ws) < 3:
         return []
@@ -141,7 +136,7 @@ def hierarchy_edges(suite):
 
 
 def latency(suite):
-    """The levels the pointer chase finds (plots/latency_levels.py), beside what the device reports."""
+    """The levels the pointer chase finds (gpubench/analysis/latency_levels.py), beside what the device reports."""
     return latency_levels.report_section(suite)
 
 

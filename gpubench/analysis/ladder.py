@@ -1,0 +1,33 @@
+"""The GEMM ladder at the headline shape: each kernel's measured FLOP/s beside what its binding bound
+allows (gpubench.analysis.bounds), and cuBLAS: shared by the ladder picture and the report."""
+from gpubench.analysis import bounds
+
+SHAPES = (4096, 4092)  # headline first
+
+
+def shape(n):
+    return f"m:{n}/n:{n}/k:{n}"
+
+
+def headline(suite):
+    """(size, {kernel: record}) of the first headline shape the run has GEMM results at; (None, {}) if none."""
+    for n in SHAPES:
+        found = {r.fields["kernel"]: r for r in suite.ok("gemm") if r.name.endswith(shape(n))}
+        if found:
+            return n, found
+    return None, {}
+
+
+def steps(suite):
+    """(size, [(kernel, measured FLOP/s, bound FLOP/s or None, binding resource or None)]) in ladder order,
+    and cuBLAS's FLOP/s (or None)."""
+    n, found = headline(suite)
+    if not found:
+        return None, [], None
+    flops = 2.0 * n ** 3
+    bound = {r.fields["kernel"]: (flops / b[binding], binding)
+             for r, b, binding, _ in bounds.rows(suite) if r.name.endswith(shape(n)) and b[binding] > 0}
+    out = [(k, found[k].get("flops_per_second"), *bound.get(k, (None, None)))
+           for k in bounds.KERNELS if k in found]
+    cublas = found["cublas"].get("flops_per_second") if "cublas" in found else None
+    return n, out, cublas
