@@ -196,9 +196,18 @@ def _record(path, name, entries):
     return rec
 
 
+def stored(path):
+    """The file a run's JSON is stored in: the path itself, or, where only a compressed copy exists (the committed
+    runs keep benchmarks.json.gz), that copy, so that results/<gpu>/<run>/benchmarks.json names a committed run too."""
+    if not os.path.exists(path) and os.path.exists(os.fspath(path) + ".gz"):
+        return type(path)(os.fspath(path) + ".gz") if not isinstance(path, str) else path + ".gz"
+    return path
+
+
 def read_json(path):
     """A JSON file's content, gzip-compressed when its name ends in .gz (committed runs are stored so);
     SuiteJsonError with a one-line message when it cannot be read or parsed."""
+    path = stored(path)
     try:
         opener = gzip.open if os.fspath(path).endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
