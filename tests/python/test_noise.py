@@ -208,8 +208,9 @@ def test_several_baselines_lift_thresholds_where_runs_disagree(recorded):
     assert two.verdict == SAME and two.threshold > 0.10
 
 
-# Measured on the committed runs with FLOOR 3 %, K_SIGMA 3 (README table). These bound what the verdicts cost
-# in false alarms between runs of the same code; a change that makes it worse fails here.
+# Measured on the committed runs with FLOOR 3 %, K_SIGMA 3 (a table the README once gave; today's figures are in
+# docs/regression-tracking.md). These bound what the verdicts cost in false alarms between runs of the same code;
+# a change that makes it worse fails here.
 FALSE_SLOWER = {"pairs": 29, "leave-one-out": 7}
 
 

@@ -1,5 +1,5 @@
-"""Every script on the committed results/**/benchmarks.json (real GPU output), and the numbers the README
-quotes from them, recomputed: real output must keep working and keep giving the published values."""
+"""Every script on the committed results/**/benchmarks.json (real GPU output), and the numbers docs/ quotes
+from them, recomputed: real output must keep working and keep giving the published values."""
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,6 +13,11 @@ from conftest import ROOT, run
 RESULTS = sorted(ROOT.glob("results/**/benchmarks.json"))
 IDS = [str(p.relative_to(ROOT)) for p in RESULTS]
 H200 = ROOT / "results" / "h200"
+
+
+def doc_rows(page):
+    """The table rows of docs/<page>, where the figures these tests recompute are published."""
+    return [line for line in (ROOT / "docs" / page).read_text().splitlines() if line.startswith("|")]
 
 
 def test_there_are_committed_results():
@@ -73,7 +78,7 @@ H200_RUNS = [H200 / run / "benchmarks.json" for run in ("20261130T180330Z", "202
 OLD_CODE_RUNS = ("20261201T003600Z", "20261201T004058Z", "20261201T005024Z", "20261201T005211Z", "20261201T020915Z",
                  "20261201T021408Z", "20261201T021930Z", "20261201T022426Z", "20261201T023326Z", "20261201T023612Z")
 # The final benchmark code's runs, twelve H200s on twelve machines: six of d2cea90, and six of 9ef3d41 (the same
-# benchmark code: the commits between change Python, tests and the README only) measured after the noise profile
+# benchmark code: the commits between change Python, tests and the docs only) measured after the noise profile
 # of the first eighteen GPUs was committed, so out of its sample (NEW). Later commits change scripts and add context
 # keys only.
 NEW = ("20261201T065249Z", "20261201T065535Z", "20261201T065827Z", "20261201T070126Z", "20261201T070419Z",
@@ -86,8 +91,8 @@ SAME_CODE = [p for run in OLD_CODE_RUNS + FINAL for p in sorted((H200 / run).rgl
 HELD_OUT = ("20261201T073034Z", "20261201T073319Z", "20261201T073610Z")
 
 
-def test_third_run_against_the_second_as_the_readme_says():
-    """README "Regression tracking": one baseline from the other machine instance; HBM stride-64 and -128 reads
+def test_third_run_against_the_second_as_the_docs_say():
+    """docs/regression-tracking.md, "Earlier runs": one baseline from the other machine instance; HBM stride-64 and -128 reads
     9 % faster, L2 stride-33 reads 7 % slower, all with the 5 % floor (one baseline sees no spread between runs,
     and runs from before gpu_uuid get no noise profile)."""
     r = run("compare", H200_RUNS[1], H200_RUNS[2])
@@ -100,7 +105,7 @@ def test_third_run_against_the_second_as_the_readme_says():
 
 
 def test_folder_of_committed_runs_leaves_the_contender_out():
-    """compare.py results/h200 RUN: every other run below the folder, sorted, is a baseline (README example)."""
+    """compare results/h200 RUN: every other run below the folder, sorted, is a baseline (the docs' example)."""
     others = [p for p in sorted(H200.rglob("benchmarks.json")) if p != H200_RUNS[2]]
     r = run("compare", H200, H200_RUNS[2])
     assert r.returncode in (0, 1) and r.stdout == run("compare", *others, H200_RUNS[2]).stdout
@@ -108,9 +113,10 @@ def test_folder_of_committed_runs_leaves_the_contender_out():
     assert f"noise from {len(others)} baseline run(s)" in r.stdout and str(H200_RUNS[2]) in r.stdout
 
 
-def test_bounds_give_the_readme_table():
-    """README "GEMM bounds" (run 20261130T180330Z): naive 4092³ L1-bound at 75.9 ms, measured 89.3 ms (1.18);
-    smem_padded shared-memory-bound at 17.1 ms, measured 19.7 ms (1.15); barrier 34.3 ns."""
+def test_bounds_give_the_docs_table():
+    """docs/families/gemm.md, "GEMM bounds" (run 20261130T180330Z): naive 4092³ L1-bound at 75.9 ms, measured
+    89.3 ms (1.18); smem_padded shared-memory-bound at 17.1 ms, measured 19.7 ms (1.15); barrier 34.3 ns. The
+    page's rows must say the same."""
     r = run("bounds", H200 / "20261130T180330Z/benchmarks.json")
     assert r.returncode == 0, r.stderr
     row = lambda name: next(l for l in r.stdout.splitlines() if l.startswith(f"| {name} |")).split(" | ")
@@ -118,6 +124,10 @@ def test_bounds_give_the_readme_table():
     assert (naive[2], naive[7], naive[8], naive[9]) == ("75.9 ms", "L1 (requests, lines)", "89.3 ms", "1.18 |")
     assert (padded[5], padded[7], padded[8], padded[9]) == ("17.1 ms", "shared memory", "19.7 ms", "1.15 |")
     assert "`barrier_s` = 34.3 ns" in r.stdout and "`ffma_per_s` = 2.972e+13" in r.stdout
+    published = doc_rows("families/gemm.md")
+    assert "| naive 4092³ | 2.31 ms | 75.9 ms | 2.14 ms | 0.05 ms | – | – | L1 | 89.3 ms | 1.18 |" in published
+    assert "| smem_padded 4092³ | 2.31 ms | 0.52 ms | 2.26 ms | 0.05 ms | 17.1 ms | 0.55 ms | shared | 19.7 ms | 1.15 |" in published
+    assert any(row.startswith("| barrier | 34.3 ns |") for row in published)
 
 
 def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
@@ -135,8 +145,8 @@ def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
     assert "| smem_banks/throughput/width:4/stride:32/pad:0 | 32 | 32 | yes |" in text
 
 
-def test_same_gpu_repeat_as_the_readme_gives_it():
-    """README "The same GPU, two processes": two runs on one H200 (69644e0, no settle yet). Without a noise
+def test_same_gpu_repeat_as_the_docs_give_it():
+    """docs/regression-tracking.md, "Measured", the rows of one H200, two processes: two runs on one H200 (69644e0, no settle yet). Without a noise
     profile, both orders together call 3 launches >= 100 µs slower by 5.6-6.3 % (cache-edge working sets:
     hierarchy/read at 2.5 and 6.2 MiB, the carve-out:max chase at 23 KiB) and a planted 10 % is caught 97.9 %
     of the time; with a profile made from the eleven other same-code runs on other GPUs (so out of sample),
@@ -161,3 +171,6 @@ def test_same_gpu_repeat_as_the_readme_gives_it():
     kw.update(profile=sigma, profile_range=spread)
     assert noise.false_alarms(runs, "pairs", **kw) == []
     assert noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1:] == (1928, 2000)
+    published = doc_rows("regression-tracking.md")
+    assert "| one H200, two processes (69644e0) | the other | none | 2 | 2 | 6 | 97.9 % |" in published  # 1957 / 2000
+    assert "| same | same | from the 11 runs on other GPUs of its code (out of sample) | 2 | 0 | 0 | 96.4 % |" in published

@@ -192,7 +192,7 @@ def test_compare_exit_codes_pass_through(env):
 
 
 def test_compare_takes_a_folder_of_baselines(env):
-    """--compare DIR: every benchmarks.json below DIR is a baseline (README: keep several GPUs' runs); a folder
+    """--compare DIR: every benchmarks.json below DIR is a baseline (the README's recipe: keep several GPUs' runs); a folder
     without one, or with one that is not suite JSON, is refused before building."""
     e, tmp = env
     slow = "sync/syncthreads/threads:1024/blocks_per_sm:1"
@@ -285,7 +285,7 @@ def context_flag(tmp):
 
 
 def bench_code(root):
-    """README's definition of bench_code, written again: SHA-256 over the sha256sum lines of every file under
+    """The definition of bench_code (docs/reference.md), written again: SHA-256 over the sha256sum lines of every file under
     what gpubench is built from, sorted by path; 16 hex digits."""
     import hashlib
     files = sorted(str(p.relative_to(root)) for top in ("CMakeLists.txt", "cmake", "harness", "micro", "gemm", "model")
