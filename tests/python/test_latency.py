@@ -170,6 +170,7 @@ def test_bad_input_is_one_line(tmp_path, script):
 
 
 def test_latency_figure_content(latency_json, monkeypatch, tmp_path):
+    from plots import latency
     fig = figure("latency", latency_json, monkeypatch, tmp_path)
     ax, sweep = fig.axes
     labels = [l.get_label() for l in ax.get_lines()]
