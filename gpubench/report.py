@@ -9,11 +9,12 @@ Exit status: 0, or 2 for an unusable input or an output it refuses to write (its
 import argparse
 import math
 import os
+import re
 import sys
 
 from gpubench import families, suite_json, tables
-from gpubench.analysis import bounds, hierarchy, ladder, latency_levels
-from gpubench.tables import num
+from gpubench.analysis import bounds, hierarchy, ladder, latency_levels, limits
+from gpubench.tables import human_bytes, num, pivot
 
 PROG = "report"
 FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SMs", "sm_count"),
@@ -22,7 +23,17 @@ FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SM
          ("CUDA runtime", "runtime_version"), ("Host", "host_name"), ("Date", "date"),
          ("Google Benchmark build", "library_build_type"), ("GPU UUID", "gpu_uuid"),
          ("Suite version", "suite_version"), ("Git commit", "git_commit"))
-GEMM_HEADLINE = "m:4092/n:4092/k:4092"
+# Section functions (families.py `sections`) whose full tables go to the appendix: the body shows the
+# family's COMPACT view instead (below).
+APPENDIX = ("coalescing", "links", "smem_banks", "barriers", "gemm", "gemm_bounds")
+# The run is 'healthy' when: no errors, at most this share of samples throttled, the observed SM clock at
+# least this share of the rated one, and every measured roof and link at least this share of its limit.
+HEALTH = {"throttled": 0.05, "clock": 0.95, "ratio": 0.80}
+HEALTH_RULE = (f"(Healthy: no errors, at most {HEALTH['throttled'] * 100:.0f} % of samples throttled, SM clock at least "
+               f"{HEALTH['clock'] * 100:.0f} % of rated, every roof and link with a limit at {HEALTH['ratio']:.2f} of it or more.)")
+CHANGE_LISTS = ("Slower", "Faster", "Regressions", "Improvements")  # compare.txt lists that name changes
+COMPARE_EXAMPLES = 3
+SKIP_EXAMPLES = 3
 
 
 table = tables.markdown
@@ -58,7 +69,8 @@ def coalescing(suite):
 def ceiling(suite):
     return section("Ceilings", suite.ok("ceiling"), [
         ("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
-        ("B/clk/SM", counter("bytes_per_clock_per_sm")), ("working set", counter("working_set_bytes")),
+        ("B/clk/SM", counter("bytes_per_clock_per_sm")),
+        ("working set", lambda r: human_bytes(r.get("working_set_bytes")) if r.has("working_set_bytes") else "–"),
         ("GFLOP/s", counter("flops_per_second", 1e-9))])
 
 
@@ -151,63 +163,223 @@ def links(suite):
         ("NVLink raw TX GB/s", counter("nvlink_raw_tx_bytes_per_second", 1e-9))])
 
 
-def sections():
-    """The section functions the family registry names, in its order, then the catch-all."""
-    return [globals()[name] for name in families.sections()] + [other]
+def wide(title, note, recs, **kw):
+    """A family's compact view: its title, a line saying what the cells are, and a pivot table."""
+    if not recs:
+        return []
+    headers, rows = pivot(recs, **kw)
+    return ["## " + title, "", note, ""] + table(headers, rows)
 
 
-def headlines(suite):
-    """The few numbers worth reading first; a missing input reads 'n/a' and names what is missing."""
-    rows = []
-    hbm = suite.value("coalescing/read/hbm/stride:1", "useful_bytes_per_second")
-    d2d = suite.value("ceiling/memcpy_d2d", "bytes_per_second")
-    r = ratio(hbm, d2d)
-    rows.append(["HBM read, stride 1 / memcpy D2D", f"{num(r, 100)} %" if r else
-                 "n/a (needs coalescing/read/hbm/stride:1 and ceiling/memcpy_d2d)"])
-    for w in sorted({r.fields["width"] for r in suite.ok("smem_banks") if "width" in r.fields}):
-        base = f"smem_banks/throughput/width:{w}"
-        pad0, pad1, swz = (suite.value(f"{base}/{t}", "cycles_per_request")
-                           for t in ("stride:32/pad:0", "stride:32/pad:1", "swizzle/stride:32"))
-        if pad0 is None:
-            continue
-        rows.append([f"smem {w}-byte, stride 32: cycles/request pad 0 / pad 1 / swizzle",
-                     f"{num(pad0)} / {num(pad1)} / {num(swz)} (pad 0 is {num(ratio(pad0, pad1))}× pad 1, "
-                     f"{num(ratio(pad0, swz))}× swizzle)"])
-    for r in suite.ok("gemm"):
-        if r.name.endswith("/" + GEMM_HEADLINE) and r.fields["kernel"] != "cublas":
-            pct = pct_of_cublas(suite, r)
-            rows.append([f"GEMM {r.fields['kernel']} at 4092³, % of cuBLAS",
-                         f"{num(pct, 100)} %" if pct else "n/a (no gemm/cublas at 4092³)"])
-    return ["## Headlines", ""] + table(["what", "value"], rows)
+def coalescing_wide(suite):
+    return wide("Coalescing", "Useful GB/s by stride (words between neighbouring lanes); bus GB/s and sectors "
+                "per request in the appendix.", suite.ok("coalescing"),
+                row=lambda r: f"{r.fields['op']} {r.fields['level']}", col=lambda r: r.fields["stride"],
+                cell=lambda r: num(r.get("useful_bytes_per_second"), 1e-9), corner="op, level \\ stride")
+
+
+def links_wide(suite):
+    return wide("Host and peer links", "GB/s by transfer size; NVLink counters and times in the appendix.",
+                suite.ok("link"), row=lambda r: "/".join(r.fields["pos"]), col=lambda r: r.fields.get("bytes", 0),
+                cell=lambda r: num(r.get("bytes_per_second"), 1e-9), corner="path \\ bytes", col_label=human_bytes)
+
+
+def smem_banks_wide(suite):
+    layout = lambda r: "swizzle" if r.fields.get("layout") == "swizzle" else f"pad {r.fields.get('pad', 0)}"
+    cycles = lambda r: r.get("cycles_per_request") if r.has("cycles_per_request") else r.get("cycles_per_access")
+    return wide("Shared-memory banks", "Cycles per request (throughput modes) or per access (latency mode) by "
+                "stride in words; all counters in the appendix.", suite.ok("smem_banks"),
+                row=lambda r: f"{r.fields['mode']}, {r.fields['width']} B, {layout(r)}", col=lambda r: r.fields["stride"],
+                cell=lambda r: num(cycles(r)), corner="mode, width, layout \\ stride")
+
+
+def barriers_wide(suite):
+    return wide("Barriers", "Cycles per barrier by threads per block; ns per barrier in the appendix.", suite.ok("sync"),
+                row=lambda r: f"{r.fields['primitive']}, {r.fields['blocks_per_sm']} block{'s' * (r.fields['blocks_per_sm'] != 1)}/SM",
+                col=lambda r: r.fields["threads"], cell=lambda r: num(r.get("cycles_per_barrier")),
+                corner="primitive, blocks/SM \\ threads")
+
+
+def _shape(r):
+    m, n, k = (r.fields[x] for x in "mnk")
+    return m * n * k, (f"{m}³" if m == n == k else f"{m}×{n}×{k}")
+
+
+def gemm_wide(suite):
+    return wide("GEMM", "GFLOP/s by kernel and shape m×n×k; % of cuBLAS and errors in the appendix.", suite.ok("gemm"),
+                row=lambda r: r.fields["kernel"], col=_shape, cell=lambda r: num(r.get("flops_per_second"), 1e-9),
+                corner="kernel \\ shape", col_label=lambda s: s[1])
+
+
+# The compact view of each family whose full tables are in APPENDIX.
+COMPACT = {"coalescing": coalescing_wide, "link": links_wide, "smem_banks": smem_banks_wide, "sync": barriers_wide,
+           "gemm": gemm_wide}
+
+
+def _compare_file(suite):
+    """compare.txt's lines (run_all.sh --compare writes it beside the JSON), or None."""
+    path = os.path.join(os.path.dirname(os.path.abspath(suite.path)), "compare.txt")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def compare_counts(lines):
+    """'Slower 4, Faster 6, ...' from compare.txt's list headings ('Slower (4):'), for the run table."""
+    found = [re.match(r"^([A-Z][\w ,]*?) \((\d+)\):$", l) for l in lines]
+    return ", ".join(f"{m.group(1)} {m.group(2)}" for m in found if m) or "no changes listed"
+
+
+def compare_summary(suite):
+    """compare.txt shortened: its header, then each verdict list's heading with the first few names of the
+    lists that name changes; the full file stays beside the report."""
+    lines = _compare_file(suite)
+    if lines is None:
+        return []
+    head = lines[:lines.index("")] if "" in lines else lines[:5]
+    rule = next((i for i, l in enumerate(lines) if l.startswith("----")), len(lines))
+    tail_start = next((i for i in range(rule, len(lines)) if not lines[i].strip()), len(lines))
+    out, listing, shown = [], False, 0
+    for line in lines[tail_start + 1:]:
+        if not line.startswith(" "):
+            out.append(line)
+            listing, shown = line.startswith(CHANGE_LISTS), 0
+        elif listing and shown < COMPARE_EXAMPLES:
+            out.append(line)
+            shown += 1
+    body = [l for l in head + out if l.strip()]
+    return ["## Comparison with the baseline run (`compare.txt`, shortened)", "", "```", *body, "```", ""]
+
+
+def throttle_stats(suite):
+    """Per-repetition clock counters summed over the run (harness/bench.cuh run_timed): samples with the
+    `throttled` counter, how many were throttled, the lowest `sm_clock_min_mhz`, settle waits (`settle_ms`)."""
+    flags = [v for r in suite.records for v in r.samples.get("throttled", [])]
+    mins = [v for r in suite.records for v in r.samples.get("sm_clock_min_mhz", [])]
+    waits = [v for r in suite.records for v in r.samples.get("settle_ms", []) if v > 0]
+    return dict(samples=len(flags), throttled=sum(1 for v in flags if v > 0), min_clock=min(mins) if mins else None,
+                waits=len(waits), max_wait=max(waits) if waits else None)
+
+
+def _throttle_line(t, source):
+    if not t["samples"]:
+        return f"not recorded ({source or 'no NVML clock-event counters in this run'})"
+    text = f"{t['throttled']:,} of {t['samples']:,} samples ({t['throttled'] / t['samples'] * 100:.1f} %) throttled"
+    if t["min_clock"] is not None:
+        text += f", lowest SM clock {t['min_clock']:.0f} MHz"
+    if t["waits"]:
+        text += f"; {t['waits']} repetitions waited for clocks to settle (longest {t['max_wait']:.0f} ms)"
+    return text
+
+
+def health(suite, t):
+    """(verdict, reasons): 'healthy' when every HEALTH rule holds, else 'check' and the rules that failed."""
+    bad = []
+    if suite.errors():
+        bad.append(f"{len(suite.errors())} benchmarks reported errors")
+    if t["samples"] and t["throttled"] / t["samples"] > HEALTH["throttled"]:
+        bad.append(f"more than {HEALTH['throttled'] * 100:.0f} % of samples throttled")
+    rated, seen = limits.ctx_number(suite, "sm_clock_mhz"), limits.ctx_number(suite, "sm_clock_observed_mhz")
+    if rated and seen and seen < HEALTH["clock"] * rated:
+        bad.append(f"observed SM clock {seen:.0f} MHz below {HEALTH['clock'] * 100:.0f} % of the rated {rated:.0f}")
+    span = limits.healthy_span(suite)
+    if span and span[0] < HEALTH["ratio"]:
+        bad.append(f"a measured roof or link below {HEALTH['ratio']:.2f} of its limit")
+    return ("check" if bad else "healthy"), bad
+
+
+def run_rows(suite, t):
+    """The run table: GPU, code, start, self-check, counts, comparison, throttling."""
+    c, skips = suite.context, suite.skips()
+    reasons, cmp = len({r.skipped for r in skips}), _compare_file(suite)
+    dirty = {"true": "dirty (uncommitted changes)", "false": "clean"}.get(c.get("git_dirty"), "dirty: not recorded")
+    source = c.get("clock_events_source", "")
+    return [
+        ["GPU", f"{suite.gpu_name}, compute capability {c.get('compute_capability', '?')}, {c.get('sm_count', '?')} SMs, "
+                f"SM clock {c.get('sm_clock_observed_mhz', '?')} MHz observed / {c.get('sm_clock_mhz', '?')} rated, "
+                f"{human_bytes(limits.ctx_number(suite, 'l2_bytes'))} L2; {c.get('gpu_uuid', 'UUID not recorded')}"],
+        ["Code", f"commit {c.get('git_commit', 'not recorded')[:12]}, {dirty}, bench_code {c.get('bench_code', 'not recorded')}, "
+                 f"suite {c.get('suite_version', '?')}; driver {c.get('driver_version', '?')}, CUDA runtime {c.get('runtime_version', '?')}"],
+        # Google Benchmark's context `date` is when the run started; nothing records its end.
+        ["Started / duration", f"{c.get('date', 'unknown')} / unknown (the JSON records the start, not the end)"],
+        ["Self-check", c.get("self_check", "not recorded in the JSON (run_all.sh publishes a run only after "
+                                           "`ctest -L gpu` passed on its GPU)")],
+        ["Benchmarks", f"{len(suite.records)}: {len(suite.ok())} measured, {len(skips)} skipped"
+                       + (f" ({reasons} reason{'s' * (reasons != 1)})" if skips else "") + f", {len(suite.errors())} with errors"],
+        *([["Comparison", compare_counts(cmp) + " (summary below the headline figures)"]] if cmp is not None else []),
+        ["Throttling", _throttle_line(t, source if source != "nvml" else "")]]
+
+
+def verdict_line(suite, t):
+    """'**Verdict: healthy**: ...' or '**Verdict: check**: <what failed>', with how close the roofs are and the rule."""
+    verdict, bad = health(suite, t)
+    span = limits.healthy_span(suite)
+    if span:
+        lo, hi = f"{span[0]:.2f}", f"{span[1]:.2f}"
+        close = f"measured roofs and links at {lo if lo == hi else lo + '–' + hi} of their physical limits"
+    else:
+        close = "no measured figure has a derivable limit"
+    return f"**Verdict: {verdict}**: " + "; ".join(bad + [close] if bad else ["no errors", close]) + ". " + HEALTH_RULE
+
+
+def run_summary(suite):
+    """The run's identity and health: the first lines of the report."""
+    c, t = suite.context, throttle_stats(suite)
+    lines = [verdict_line(suite, t), ""] + table(["run", ""], run_rows(suite, t))
+    if c.get("library_build_type") == "debug":
+        lines += ["**WARNING**: Google Benchmark is a debug build (`library_build_type: debug`): its own bookkeeping "
+                  "is slower; the times are CUDA-event manual times, but rebuild it in Release for published runs.", ""]
+    if c.get("code_from_ptx") == "true":
+        lines += ["**Note**: the kernels ran from PTX the driver JIT-compiled (`code_from_ptx`): the binary has no "
+                  "SASS for this GPU, so the code measured is the driver's compilation, not nvcc's.", ""]
+    failed = os.path.join(os.path.dirname(os.path.abspath(suite.path)), "FAILED")
+    if os.path.exists(failed):
+        with open(failed, encoding="utf-8") as f:
+            lines += [f"**WARNING**: the run folder has FAILED: {f.read().strip()}", ""]
+    return lines
+
+
+def headline_figures(suite):
+    body = limits.markdown(suite)
+    return ["## Headline figures against their limits", ""] + body if body else []
 
 
 def facts(suite):
-    rows = [[label, suite.context[key]] for label, key in FACTS if key in suite.context]
-    return ["## Device", ""] + table(["fact", "value"], rows)
+    """Every device fact the context holds (appendix); byte sizes in binary units."""
+    fmt = lambda k, v: f"{human_bytes(float(v))} ({v})" if k.endswith("_bytes") and str(v).isdigit() else v
+    rows = [[label, fmt(key, suite.context[key])] for label, key in FACTS if key in suite.context]
+    return ["## Device (all context facts)", ""] + table(["fact", "value"], rows)
 
 
-def pictures(suite, report_path):
+def pictures(suite, family, report_path):
+    """Image lines for the family's pictures that exist beside the JSON, linked relative to the report."""
     json_dir, out_dir = os.path.dirname(os.path.abspath(suite.path)), os.path.dirname(os.path.abspath(report_path))
-    pngs = [os.path.join(json_dir, p + ".png") for p in families.plots() if os.path.exists(os.path.join(json_dir, p + ".png"))]
-    if not pngs:
-        scripts = ", ".join(f"plots/{p}.py" for p in families.plots())
-        return ["## Pictures", "", f"None yet: run {scripts} on this JSON.", ""]
-    return ["## Pictures", ""] + [f"![{os.path.basename(p)}]({os.path.relpath(p, out_dir)})\n" for p in pngs]
+    pngs = [os.path.join(json_dir, p + ".png") for p in family.plots]
+    return [f"![{os.path.basename(p)}]({os.path.relpath(p, out_dir)})" for p in pngs if os.path.exists(p)]
 
 
-def attachments(suite):
-    """What run_all.sh writes beside the JSON: the ncu cross-check (--ncu) and the comparison (--compare)."""
-    out, folder = [], os.path.dirname(os.path.abspath(suite.path))
-    ncu = os.path.join(folder, "ncu.md")
-    if os.path.exists(ncu):
-        with open(ncu, encoding="utf-8") as f:
-            body = f.read().split("\n", 1)[1].strip().replace("## ", "### ")
-            out += ["## Nsight Compute cross-check", "", body, ""]
-    cmp = os.path.join(folder, "compare.txt")
-    if os.path.exists(cmp):
-        with open(cmp, encoding="utf-8") as f:
-            out += ["## Comparison with the baseline run", "", "```", f.read().rstrip(), "```", ""]
-    return out
+def family_body(suite, family, report_path):
+    """A family's part of the report: its compact view (COMPACT) or its sections, its pictures after the first
+    heading; the sections in APPENDIX go to the appendix instead."""
+    lines = COMPACT[family.name](suite) if family.name in COMPACT else []
+    for name in family.sections:
+        if name not in APPENDIX:
+            lines += globals()[name](suite)
+    pics = pictures(suite, family, report_path)
+    if lines and pics:
+        lines[2:2] = pics + [""]
+    return lines
+
+
+def ncu(suite):
+    """The Nsight Compute cross-check run_all.sh --ncu writes beside the JSON (appendix)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(suite.path)), "ncu.md")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        body = f.read().split("\n", 1)[1].strip().replace("## ", "### ")
+    return ["## Nsight Compute cross-check", "", body, ""]
 
 
 def errors(suite):
@@ -216,18 +388,38 @@ def errors(suite):
 
 
 def skips(suite):
-    out = suite.skips()
-    return ["## Skipped on this GPU", ""] + table(["benchmark", "reason"], [[r.name, r.skipped] for r in out]) if out else []
+    """One line per skip reason: how many, and a few of the benchmarks."""
+    by_reason = {}
+    for r in suite.skips():
+        by_reason.setdefault(r.skipped, []).append(r.name)
+    if not by_reason:
+        return []
+    lines = [f"## Skipped on this GPU ({len(suite.skips())})", ""]
+    for reason, names in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+        more = f", … {len(names) - SKIP_EXAMPLES} more" if len(names) > SKIP_EXAMPLES else ""
+        lines.append(f"- {len(names)} × {reason} (e.g. {', '.join(names[:SKIP_EXAMPLES])}{more})")
+    return lines + [""]
+
+
+def appendix(suite):
+    """The full tables the body shows pivoted or leaves out, so nothing measured is dropped; headings the body
+    also uses get ' (all rows)'."""
+    body_titles = {"## Coalescing", "## Host and peer links", "## Shared-memory banks", "## Barriers", "## GEMM"}
+    lines = []
+    for name in families.sections():
+        if name in APPENDIX:
+            lines += [l + " (all rows)" if l in body_titles else l for l in globals()[name](suite)]
+    return ["# Appendix: full tables", ""] + facts(suite) + lines + ncu(suite)
 
 
 def render(suite, report_path):
     lines = [f"# GPU memory-hierarchy microbenchmarks: {suite.gpu_name}", "",
-             f"From `{os.path.basename(suite.path)}`: {len(suite.records)} benchmarks. "
-             "Values are medians over repetitions; CV is the coefficient of variation of the per-launch time.", ""]
-    lines += facts(suite) + headlines(suite)
-    for family_section in sections():
-        lines += family_section(suite)
-    lines += pictures(suite, report_path) + attachments(suite) + errors(suite) + skips(suite)
+             f"From `{os.path.basename(suite.path)}`. Values are medians over repetitions; CV is the coefficient "
+             "of variation of the per-launch time; full tables in the appendix.", ""]
+    lines += run_summary(suite) + headline_figures(suite) + compare_summary(suite) + errors(suite)
+    for family in families.FAMILIES:
+        lines += family_body(suite, family, report_path)
+    lines += other(suite) + skips(suite) + appendix(suite)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

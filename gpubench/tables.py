@@ -53,3 +53,20 @@ def human_bytes(b):
             v = b / size
             return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.3g} {unit}"
     return f"{b:.0f} B"
+
+
+def pivot(recs, row, col, cell, corner="", col_label=str):
+    """(headers, rows) of a wide table: one row per row(record) label, one column per col(record) key, each
+    cell cell(record), column headers col_label(key). Rows keep their first appearance's order, columns are
+    sorted by key where the keys compare (numbers, (size, label) tuples); a missing combination reads MISSING."""
+    rows, cols, cells = {}, {}, {}
+    for r in recs:
+        rk, ck = row(r), col(r)
+        rows.setdefault(rk, None)
+        cols.setdefault(ck, None)
+        cells[rk, ck] = cell(r)
+    try:
+        order = sorted(cols)
+    except TypeError:  # keys of mixed types: first appearance
+        order = list(cols)
+    return [corner, *map(col_label, order)], [[rk, *(cells.get((rk, ck), MISSING) for ck in order)] for rk in rows]

@@ -184,6 +184,16 @@ def _tail(label, ws, cyc, ns, plats):
     return []
 
 
+def headline_levels(suite):
+    """{"L1"|"L2"|"DRAM": (cycles, ns)}: the first plateau of each level in the chase through L1
+    (latency/chase/ws:*/stride:128), for the report's summary; a level the curve does not show is absent."""
+    l1, l2 = _ctx_int(suite, "l1_smem_per_sm_bytes"), _ctx_int(suite, "l2_bytes")
+    ws, cyc, ns = curve(suite, "chase/", 128)
+    plats = find_plateaus(ws, cyc)
+    return {name: (p.latency, _ns_on(ws, ns, p))
+            for name, p in reversed(list(zip(name_cache_levels(plats, l1, l2), plats))) if " " not in name}
+
+
 def rows(suite):
     """[level, latency cycles (ns), capacity detected, device reports] for the latency family."""
     l1, l2, mem = (_ctx_int(suite, k) for k in ("l1_smem_per_sm_bytes", "l2_bytes", "global_mem_bytes"))
