@@ -10,7 +10,7 @@ import synth
 from conftest import PLOT_SCRIPTS, ROOT, run
 from gpubench import report as report_mod
 from gpubench.suite_json import load, read_json
-from gpubench.tables import num
+from gpubench.tables import MISSING, num, pivot
 
 BODY = ["**Verdict:", "| run |", "## Headline figures against their limits", "## Coalescing", "## Ceilings",
         "## Shared-memory banks", "## Barriers", "## GEMM", "# Appendix: full tables"]
@@ -189,7 +189,7 @@ def test_pictures_inline_with_their_family(make_json, tmp_path):
     assert "![" not in report(path)
     assert run("stride", path).returncode == 0
     text = report(path)
-    assert "![stride.png](stride.png)" in section(text, "## Coalescing") and text.count("![") == 1
+    assert section(text, "## Coalescing").startswith("\n![stride.png](stride.png)\n") and text.count("![") == 1
     for script in PLOT_SCRIPTS:
         assert run(script, path).returncode == 0
     out = tmp_path / "docs" / "r.md"
@@ -257,3 +257,13 @@ def test_skips_grouped_by_reason(make_json):
     n = len(synth.benchmarks())
     assert row(text, "Benchmarks") == [f"{n}: {n - 6} measured, 6 skipped (2 reasons), 0 with errors"]
     assert row(section(text, "## Barriers"), "syncwarp, 2 blocks/SM")[-1] == "–"
+
+
+def test_pivot_sorts_columns_and_marks_gaps():
+    """Columns by key whatever order the records come in (the GEMM shapes came 1000³ first); rows by first
+    appearance; a combination not measured reads MISSING."""
+    recs = [("b", (1000, "1000³"), 3), ("a", (4096, "4096³"), 1), ("a", (128, "128³"), 2)]
+    headers, rows = pivot(recs, row=lambda r: r[0], col=lambda r: r[1], cell=lambda r: r[2], corner="k",
+                          col_label=lambda c: c[1])
+    assert headers == ["k", "128³", "1000³", "4096³"]
+    assert rows == [["b", MISSING, 3, MISSING], ["a", 2, MISSING, 1]]
