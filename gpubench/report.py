@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Markdown report of one suite run: device facts, a table per benchmark family, the pictures, headline ratios.
+"""Markdown report of one suite run, summary first: a verdict on the run's health, the run table (GPU, code,
+start, self-check, counts, comparison, throttled samples), warnings (debug Google Benchmark, code from PTX),
+the headline figures against the physical limits the context allows (gpubench/analysis/limits.py), the
+compare.txt summary; then each family with its pictures and a compact (pivoted) table; skips grouped by
+reason; last an appendix with every fact and every full table, so nothing measured is left out.
 
-Each family names its section functions (defined here) and pictures in gpubench/families.py.
-Families no section claims still appear in a generic table, so nothing measured is silently left out;
-skipped benchmarks are listed with their reasons.
+Each family names its section functions (defined here) and pictures in gpubench/families.py; the sections in
+APPENDIX are full tables the body replaces by the family's COMPACT view. Families no section claims still
+appear in a generic table.
 Exit status: 0, or 2 for an unusable input or an output it refuses to write (its input, a committed file).
 """
 import argparse
@@ -29,8 +33,9 @@ APPENDIX = ("coalescing", "links", "smem_banks", "barriers", "gemm", "gemm_bound
 # The run is 'healthy' when: no errors, at most this share of samples throttled, the observed SM clock at
 # least this share of the rated one, and every measured roof and link at least this share of its limit.
 HEALTH = {"throttled": 0.05, "clock": 0.95, "ratio": 0.80}
-HEALTH_RULE = (f"(Healthy: no errors, at most {HEALTH['throttled'] * 100:.0f} % of samples throttled, SM clock at least "
-               f"{HEALTH['clock'] * 100:.0f} % of rated, every roof and link with a limit at {HEALTH['ratio']:.2f} of it or more.)")
+HEALTH_RULE = (f"(Healthy: no errors, at most {HEALTH['throttled'] * 100:.0f} % of samples throttled, SM clock "
+               f"at least {HEALTH['clock'] * 100:.0f} % of rated, every roof and link with a limit at "
+               f"{HEALTH['ratio']:.2f} of it or more.)")
 CHANGE_LISTS = ("Slower", "Faster", "Regressions", "Improvements")  # compare.txt lists that name changes
 COMPARE_EXAMPLES = 3
 SKIP_EXAMPLES = 3
@@ -195,9 +200,13 @@ def smem_banks_wide(suite):
 
 def barriers_wide(suite):
     return wide("Barriers", "Cycles per barrier by threads per block; ns per barrier in the appendix.", suite.ok("sync"),
-                row=lambda r: f"{r.fields['primitive']}, {r.fields['blocks_per_sm']} block{'s' * (r.fields['blocks_per_sm'] != 1)}/SM",
+                row=lambda r: f"{r.fields['primitive']}, {plural(r.fields['blocks_per_sm'], 'block')}/SM",
                 col=lambda r: r.fields["threads"], cell=lambda r: num(r.get("cycles_per_barrier")),
                 corner="primitive, blocks/SM \\ threads")
+
+
+def plural(n, word):
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _shape(r):
@@ -306,7 +315,7 @@ def run_rows(suite, t):
         ["Self-check", c.get("self_check", "not recorded in the JSON (run_all.sh publishes a run only after "
                                            "`ctest -L gpu` passed on its GPU)")],
         ["Benchmarks", f"{len(suite.records)}: {len(suite.ok())} measured, {len(skips)} skipped"
-                       + (f" ({reasons} reason{'s' * (reasons != 1)})" if skips else "") + f", {len(suite.errors())} with errors"],
+                       + (f" ({plural(reasons, 'reason')})" if skips else "") + f", {len(suite.errors())} with errors"],
         *([["Comparison", compare_counts(cmp) + " (summary below the headline figures)"]] if cmp is not None else []),
         ["Throttling", _throttle_line(t, source if source != "nvml" else "")]]
 
@@ -401,14 +410,13 @@ def skips(suite):
     return lines + [""]
 
 
-def appendix(suite):
-    """The full tables the body shows pivoted or leaves out, so nothing measured is dropped; headings the body
-    also uses get ' (all rows)'."""
-    body_titles = {"## Coalescing", "## Host and peer links", "## Shared-memory banks", "## Barriers", "## GEMM"}
+def appendix(suite, taken):
+    """The full tables the body shows pivoted or leaves out, so nothing measured is dropped; a heading the body
+    already has (`taken`) gets ' (all rows)'."""
     lines = []
     for name in families.sections():
         if name in APPENDIX:
-            lines += [l + " (all rows)" if l in body_titles else l for l in globals()[name](suite)]
+            lines += [l + " (all rows)" if l in taken else l for l in globals()[name](suite)]
     return ["# Appendix: full tables", ""] + facts(suite) + lines + ncu(suite)
 
 
@@ -419,7 +427,8 @@ def render(suite, report_path):
     lines += run_summary(suite) + headline_figures(suite) + compare_summary(suite) + errors(suite)
     for family in families.FAMILIES:
         lines += family_body(suite, family, report_path)
-    lines += other(suite) + skips(suite) + appendix(suite)
+    lines += other(suite) + skips(suite)
+    lines += appendix(suite, {l for l in lines if l.startswith("## ")})
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
