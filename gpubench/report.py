@@ -274,11 +274,11 @@ def throttle_stats(suite):
 def _throttle_line(t, source):
     if not t["samples"]:
         return f"not recorded ({source or 'no NVML clock-event counters in this run'})"
-    text = f"{t['throttled']:,} of {t['samples']:,} samples ({t['throttled'] / t['samples'] * 100:.1f} %) throttled"
+    text = f"{t['throttled']:,} of {t['samples']:,} samples ({t['throttled'] / t['samples'] * 100:.2g} %) throttled"
     if t["min_clock"] is not None:
         text += f", lowest SM clock {t['min_clock']:.0f} MHz"
     if t["waits"]:
-        text += f"; {t['waits']} repetitions waited for clocks to settle (longest {t['max_wait']:.0f} ms)"
+        text += f"; {plural(t['waits'], 'repetition')} waited for clocks to settle (longest {t['max_wait']:.0f} ms)"
     return text
 
 

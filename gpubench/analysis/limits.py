@@ -21,6 +21,7 @@ L1_BYTES_PER_CLOCK = 128
 L1_FROM_CC = (7, 0)
 L1_SOURCE = "32 banks × 4 B per clock (CUDA C++ Programming Guide, shared memory; one array with L1 since 7.0)"
 LINK_BYTES = 1 << 30  # link figures at the largest transfer the suite makes: 1 GiB
+LINK_WAYS = {"h2d": "H2D", "d2h": "D2H", "peer": "Peer"}
 
 
 @dataclass
@@ -138,7 +139,8 @@ def links(suite):
         name = f"link/{path}/bytes:{LINK_BYTES}"
         if (v := suite.value(name, "bytes_per_second")) is None:
             continue
-        out.append(Figure(f"{path.split('/')[0].upper()} {path.split('/', 1)[1]} 1 GiB (`link/{path}`)", v,
+        way, rest = path.split("/", 1)
+        out.append(Figure(f"{LINK_WAYS[way]} {rest} at 1 GiB (`link/{path}`)", v,
                           f"{v / 1e9:.1f} GB/s", peak, f"{peak / 1e9:.1f} GB/s {label} per direction" if peak else "",
                           "" if peak else why))
     return out

@@ -87,7 +87,7 @@ def test_throttled_samples_counted_and_judged(make_json):
             e.update(throttled=1.0 if hot else 0.0, sm_clock_min_mhz=1755.0 if hot else 1980.0,
                      settle_ms=40.0 if hot else 0.0)
     text = report(edit(path, entry=clocks))
-    assert row(text, "Throttling") == [f"3 of {len(reps):,} samples ({3 / len(reps) * 100:.1f} %) throttled, lowest SM "
+    assert row(text, "Throttling") == [f"3 of {len(reps):,} samples ({3 / len(reps) * 100:.2g} %) throttled, lowest SM "
                                        "clock 1755 MHz; 3 repetitions waited for clocks to settle (longest 40 ms)"]
     assert "**Verdict: healthy**" in text
     marked |= {(e["name"], e["repetition_index"]) for e in reps[:len(reps) // 10]}
@@ -123,6 +123,10 @@ def test_limits_from_context_facts(make_json):
     assert "compute capability 12.0 is not in the FMA table" in text
 
 
+def test_the_committed_runs_are_there():
+    assert len(COMMITTED) == 3, "the committed runs test_committed_run_summary_and_limits reads have moved"
+
+
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(ROOT / "results" / "h200")))
 def test_committed_run_summary_and_limits(path, tmp_path):
     """On real runs: at most 250 lines before the appendix; the first 40 say the verdict, the throttled count
@@ -140,7 +144,7 @@ def test_committed_run_summary_and_limits(path, tmp_path):
     for what, name, counter, limit in (
             ("L1 read (`ceiling/read/l1`)", "ceiling/read/l1", "bytes_per_second", 128 * per_clock),
             ("FP32 FMA (`ceiling/fma`)", "ceiling/fma", "flops_per_second", 2 * 128 * per_clock),
-            ("H2D pinned/ce 1 GiB (`link/h2d/pinned/ce`)", "link/h2d/pinned/ce/bytes:1073741824", "bytes_per_second",
+            ("H2D pinned/ce at 1 GiB (`link/h2d/pinned/ce`)", "link/h2d/pinned/ce/bytes:1073741824", "bytes_per_second",
              float(ctx["pcie_peak_bytes_per_second"]))):
         assert limits_row(top, what)[2] == f"{s.value(name, counter) / limit:.2f}", what
 
