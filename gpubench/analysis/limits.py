@@ -95,7 +95,7 @@ def roofs(suite):
                 f.limit = L1_BYTES_PER_CLOCK * clk[0] * clk[1]
                 f.limit_shown = f"{_tb(f.limit)} = {L1_BYTES_PER_CLOCK} B/clk/SM × {clk[2]}"
         elif level == "l2":
-            f.why = "NVIDIA publishes no L2 bytes per clock"
+            f.why = "NVIDIA documents no L2 bytes per clock to derive a limit from"
         else:
             f.limit, text = hbm_peak(suite)
             f.limit_shown, f.why = (f"{_tb(f.limit)} = {text}", "") if f.limit else ("", text)
