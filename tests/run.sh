@@ -3,6 +3,9 @@
 # no GPU), and the Python tests of the plots, report, compare and run_all.sh. Works on a fresh machine:
 # Python packages come from the python3 on PATH when it has them (the GPU machine: no network), else from
 # a virtual environment .venv made here from requirements.txt (a stock Debian or Ubuntu python3, PEP 668).
+# Without a GPU it compiles one CUDA architecture per launch-bounds class, not all of them (MH_ARCH_CLASSES;
+# tests/compile_all_archs.sh compiles every one, for a release); pytest runs on every core when
+# pytest-xdist is installed, serially otherwise. docs/testing.md says more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -21,9 +24,14 @@ fi
 PY_DIR=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")
 export PATH="$PY_DIR:$PATH"  # the scripts and the tests call python3
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$BUILD_DIR" -j"$(nproc)"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)"
+JOBS=$(nproc)
+# A user's CMAKE_CUDA_ARCHITECTURES (already in $BUILD_DIR) or CUDAARCHS wins over MH_ARCH_CLASSES.
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DMH_ARCH_CLASSES=ON
+cmake --build "$BUILD_DIR" -j"$JOBS"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS"
 # CTest shows a skipped test without its reason: show it.
 grep -h "tests skipped: " "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u || true
-"$PY" -m pytest -q ${MH_PYTEST_ARGS:-tests/python}  # MH_PYTEST_ARGS: the test of this script runs a subset
+PARALLEL=()
+"$PY" -c "import xdist" 2>/dev/null && PARALLEL=(-n "$JOBS")  # the GPU machine's python3 may lack it
+# MH_PYTEST_ARGS: the test of this script runs a subset; `-n 0` in it runs serially.
+"$PY" -m pytest -q "${PARALLEL[@]}" ${MH_PYTEST_ARGS:-tests/python}
