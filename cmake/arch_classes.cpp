@@ -1,4 +1,4 @@
-// Picks the CUDA architectures a CPU-only test build compiles (cmake/cuda_archs.cmake, MH_ARCH_CLASSES):
+// Picks the CUDA architectures a CPU-only test build compiles (cmake/cuda_archs.cmake, MH_ARCH_SET=classes):
 // given every architecture nvcc can compile, in ascending order (75 80 86 ...), prints a ';'-separated
 // subset that holds the lowest and the highest of them and at least one of each launch-bounds class of
 // harness/arch.hpp (the lowest of the class). The CUDA sources differ between architectures only through

@@ -3,7 +3,7 @@
 # no GPU), and the Python tests of the plots, report, compare and run_all.sh. Works on a fresh machine:
 # Python packages come from the python3 on PATH when it has them (the GPU machine: no network), else from
 # a virtual environment .venv made here from requirements.txt (a stock Debian or Ubuntu python3, PEP 668).
-# Without a GPU it compiles one CUDA architecture per launch-bounds class, not all of them (MH_ARCH_CLASSES;
+# Without a GPU it compiles one CUDA architecture per launch-bounds class, not all of them (MH_ARCH_SET;
 # tests/compile_all_archs.sh compiles every one, for a release); pytest runs on every core when
 # pytest-xdist is installed, serially otherwise. docs/testing.md says more.
 set -euo pipefail
@@ -25,8 +25,8 @@ PY_DIR=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")
 export PATH="$PY_DIR:$PATH"  # the scripts and the tests call python3
 
 JOBS=$(nproc)
-# A user's CMAKE_CUDA_ARCHITECTURES (already in $BUILD_DIR) or CUDAARCHS wins over MH_ARCH_CLASSES.
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DMH_ARCH_CLASSES=ON
+# A user's CMAKE_CUDA_ARCHITECTURES (already in $BUILD_DIR) or CUDAARCHS wins over MH_ARCH_SET.
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DMH_ARCH_SET=classes
 cmake --build "$BUILD_DIR" -j"$JOBS"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS"
 # CTest shows a skipped test without its reason: show it.
