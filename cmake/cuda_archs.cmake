@@ -40,7 +40,7 @@ endfunction()
 # harness/arch.hpp (so that the classes are written once, there).
 function(_mh_class_archs nvcc archs out)
   list(SORT archs COMPARE NATURAL)
-  set(exe ${CMAKE_BINARY_DIR}/mh_arch_classes)
+  set(exe ${CMAKE_BINARY_DIR}/CMakeFiles/mh_arch_classes)
   execute_process(COMMAND ${nvcc} -std=c++17 -x c++ -I${CMAKE_CURRENT_SOURCE_DIR}
                           ${CMAKE_CURRENT_SOURCE_DIR}/cmake/arch_classes.cpp -o ${exe}
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
