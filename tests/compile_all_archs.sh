@@ -2,9 +2,9 @@
 # Compile-only check for a release: configures a build folder of its own for every CUDA architecture the
 # installed nvcc lists (MH_ARCH_SET=nvcc, GPU or not; a CUDAARCHS or earlier CMAKE_CUDA_ARCHITECTURES does
 # not narrow it) and builds every target; runs no test. tests/run.sh (CI) compiles only one architecture
-# per launch-bounds class; this catches what ptxas of another architecture alone would refuse. About 10
-# minutes of two cores with 12 architectures (docs/testing.md). Output goes to a log; the last line says
-# what happened, and a failure exits 1 with the first error in that line.
+# per launch-bounds class; this catches what ptxas of another architecture alone would refuse. 570 to 850
+# CPU seconds for 12 architectures (docs/testing.md). Output goes to a log; the last line says what
+# happened, and a failure exits 1 with the first error in that line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-all-archs}
