@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "bench.cuh"
 #include "device_info.cuh"
+#include "env.hpp"
 #include "micro/link.cuh"
 #include "nvml.cuh"
 #include "registry.cuh"
@@ -18,7 +20,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: gpubench [--device N] [--model_out FILE] [--plan-for DEVICE.json] [Google Benchmark flags, see --help]";
+    "usage: gpubench [--device N] [--model_out FILE] [--force] [--plan-for DEVICE.json] [Google Benchmark flags, see --help]";
 
 // Removes `--flag V` / `--flag=V` from argv; returns whether it was there (value in *value).
 bool take_flag(int& argc, char** argv, const std::string& flag, std::string* value) {
@@ -49,6 +51,44 @@ int take_device_flag(int& argc, char** argv) {
   if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos)
     throw std::invalid_argument("--device needs a GPU index (a small non-negative integer), got '" + v + "'");
   return std::stoi(v);
+}
+
+// Removes `flag` (a switch, no value) from argv; returns whether it was there.
+bool take_switch(int& argc, char** argv, const std::string& flag) {
+  int kept = 0;
+  for (int i = 0; i < argc; ++i)
+    if (flag != argv[i]) argv[kept++] = argv[i];
+  const bool found = kept < argc;
+  argc = kept;
+  return found;
+}
+
+// Google Benchmark's --benchmark_out=FILE, left in argv for it (it takes only the '=' form); empty if absent.
+std::string peek_benchmark_out(int argc, char** argv) {
+  const std::string prefix = "--benchmark_out=";
+  std::string out;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind(prefix, 0) == 0) out = argv[i] + prefix.size();  // the last one wins, as in GB
+  return out;
+}
+
+// Refuses to let gpubench's output `out` (given by `flag`) replace a file: never the --plan-for facts
+// file `input` (--force or not: it is the input), nor the other output `other`, nor an existing regular
+// file without --force. A device such as /dev/null holds nothing to lose (run_all.sh probes
+// --model_out=/dev/null); a fresh run folder (run_all.sh) has nothing to refuse.
+void check_output(const std::string& flag, const std::string& out, const std::string& input, const std::string& other,
+                  bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(out, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return;
+  const auto same = [&](const std::string& p) {
+    return !p.empty() && (fs::exists(st) && fs::exists(p, ec) ? fs::equivalent(out, p, ec)
+                                                             : fs::weakly_canonical(out, ec) == fs::weakly_canonical(p, ec));
+  };
+  if (same(input)) throw std::invalid_argument(flag + " " + out + " is the --plan-for facts file: refusing to overwrite it");
+  if (same(other)) throw std::invalid_argument(flag + " " + out + ": --model_out and --benchmark_out name the same file");
+  if (fs::exists(st) && !force) throw std::invalid_argument(flag + " " + out + " exists: refusing to overwrite it (--force does)");
 }
 
 void add_context() {
@@ -90,9 +130,14 @@ int main(int argc, char** argv) {
     const bool want_model = take_flag(argc, argv, "--model_out", &model_out);
     if (want_model && model_out.empty()) throw std::invalid_argument("--model_out needs a file name");
     const bool plan_for = take_flag(argc, argv, "--plan-for", &facts_file);
+    const bool force = take_switch(argc, argv, "--force");
+    const std::string benchmark_out = peek_benchmark_out(argc, argv);
+    if (want_model) check_output("--model_out", model_out, facts_file, benchmark_out, force);
+    if (!benchmark_out.empty()) check_output("--benchmark_out", benchmark_out, facts_file, "", force);
+    mh::env::check_environment();  // before anything is planned or printed
     if (plan_for) {  // no GPU needed: what would run on that GPU, and what would be skipped and why
       if (argc > 1)
-        throw std::invalid_argument(std::string("--plan-for takes no flag but --model_out, got '") + argv[1] + "'");
+        throw std::invalid_argument(std::string("--plan-for takes no flag but --model_out and --force, got '") + argv[1] + "'");
       mh::Predictions predictions;
       mh::print_plan(mh::load_device_facts(facts_file), stdout, &predictions);
       if (want_model) mh::write_predictions(predictions, model_out);
@@ -103,13 +148,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", kUsage);
       return 1;
     }
-    if (const char* v = std::getenv("MH_SETTLE_MS")) {
-      char* end = nullptr;
-      const double ms = std::strtod(v, &end);
-      if (!*v || *end || !(ms >= 0) || ms > 60000)
-        throw std::invalid_argument(std::string("MH_SETTLE_MS='") + v + "': not a number of milliseconds in [0, 60000]");
-      mh::settle_max_ms() = ms;
-    }
+    mh::settle_max_ms() = mh::env::settle_ms(mh::settle_max_ms());
     // Benchmarks are planned from the chosen device's facts, so even a listing needs the GPU.
     const std::string why = mh::gpu_unavailable_reason();
     if (!why.empty()) {

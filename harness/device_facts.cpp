@@ -97,6 +97,22 @@ std::string text_of(const std::map<std::string, std::string>& kv, const std::str
   return it == kv.end() ? fallback : it->second;
 }
 
+// "<major>.<minor>", one or two digits each, nothing else ("9.x" is not 9.0), from 7.5 (sm_75, the
+// oldest the suite builds for) to 12.x; sets cc_major and cc_minor.
+void parse_compute_capability(DeviceFacts& f, const std::string& path) {
+  const std::string& cc = f.compute_capability;
+  const size_t dot = cc.find('.');
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 2 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (dot == std::string::npos || !digits(cc.substr(0, dot)) || !digits(cc.substr(dot + 1)))
+    throw std::invalid_argument(path + ": \"compute_capability\" must look like \"9.0\", got \"" + cc + "\"");
+  f.cc_major = std::stoi(cc.substr(0, dot));
+  f.cc_minor = std::stoi(cc.substr(dot + 1));
+  if (f.cc_major * 10 + f.cc_minor < 75 || f.cc_major > 12)
+    throw std::invalid_argument(path + ": \"compute_capability\" " + cc + " is not one the suite builds for (7.5 and newer, up to 12.x)");
+}
+
 }  // namespace
 
 DeviceFacts load_device_facts(const std::string& path) {
@@ -110,11 +126,7 @@ DeviceFacts load_device_facts(const std::string& path) {
   f.gpu_name = text_of(kv, "gpu_name");
   if (f.gpu_name.empty()) throw std::invalid_argument(path + ": missing key \"gpu_name\"");
   f.compute_capability = text_of(kv, "compute_capability");
-  const size_t dot = f.compute_capability.find('.');
-  if (dot == std::string::npos) throw std::invalid_argument(path + ": \"compute_capability\" must look like \"9.0\"");
-  f.cc_major = std::atoi(f.compute_capability.substr(0, dot).c_str());
-  f.cc_minor = std::atoi(f.compute_capability.substr(dot + 1).c_str());
-  if (f.cc_major < 7 || f.cc_major > 12) throw std::invalid_argument(path + ": compute capability " + f.compute_capability + " is not one the suite builds for (7.5 and newer)");
+  parse_compute_capability(f, path);
   f.sm_count = static_cast<int>(number(kv, "sm_count", path, 1, 1024));
   f.sm_clock_mhz = static_cast<int>(number(kv, "sm_clock_mhz", path, 100, 5000));
   f.mem_clock_mhz = static_cast<int>(number(kv, "mem_clock_mhz", path, 100, 50000));
@@ -133,6 +145,9 @@ DeviceFacts load_device_facts(const std::string& path) {
   f.regs_per_block = static_cast<int>(number(kv, "regs_per_block", path, 16384, 1 << 20));
   f.driver_version = text_of(kv, "driver_version", "(facts file)");
   f.runtime_version = text_of(kv, "runtime_version", "(facts file)");
+  if (f.regs_per_block > f.regs_per_sm)
+    throw std::invalid_argument(path + ": \"regs_per_block\" (" + std::to_string(f.regs_per_block) + ") exceeds \"regs_per_sm\" (" +
+                                std::to_string(f.regs_per_sm) + ")");
   if (f.smem_per_block_optin_bytes > f.smem_per_sm_bytes || f.smem_per_block_bytes > f.smem_per_block_optin_bytes)
     throw std::invalid_argument(path + ": shared memory per block exceeds shared memory per SM");
   return f;

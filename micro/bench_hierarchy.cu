@@ -20,6 +20,7 @@
 #include <string>
 
 #include "harness/bench.cuh"
+#include "harness/env.hpp"
 #include "harness/registry.cuh"
 #include "micro/hierarchy.cuh"
 #include "micro/bench_roofs.cuh"
@@ -28,25 +29,13 @@ namespace {
 using namespace mh;
 
 constexpr int kPoints = 48;
-constexpr int kPlacements = 8;
-
-// MH_PLACEMENTS: how many placements a launch rotates over (1 = the buffer's start, as before version 2).
-int placements() {
-  const char* v = std::getenv("MH_PLACEMENTS");
-  if (!v) return kPlacements;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (!*v || *end || n < 1 || n > 64)
-    throw std::invalid_argument(std::string("MH_PLACEMENTS='") + v + "': not a whole number in [1, 64]");
-  return static_cast<int>(n);
-}
 
 void plan_hierarchy(Planner& p) {
   const DeviceFacts& f = p.facts();
   // The L1 size the device reports, for the plot to draw beside the edges it finds (gpubench puts
   // l2_bytes in the context already).
   p.context("l1_smem_per_sm_bytes", std::to_string(f.l1_smem_per_sm_bytes));
-  const int n_place = placements();
+  const int n_place = env::placements();  // MH_PLACEMENTS (gpubench has checked it already)
   // The family's code version (plots/noise.py pools a noise profile only over runs of one version):
   // 2 = placements rotated per launch.
   p.context("hierarchy_code_version", n_place > 1 ? "2" : "1");

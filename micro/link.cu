@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "harness/device_buffer.cuh"
+#include "harness/env.hpp"
 #include "harness/nvml.cuh"
 
 namespace mh::link {
@@ -342,11 +343,8 @@ int peer_device(int device, std::string* why) {
     return a && b;
   };
   int peer = -1;
-  if (const char* env = std::getenv("MH_PEER_DEVICE"); env && *env) {
-    const std::string v = env;
-    if (v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("MH_PEER_DEVICE needs a GPU index, got '" + v + "'");
-    const int j = std::stoi(v);
+  if (const int j = env::peer_device(); j >= 0) {
+    const std::string v = std::to_string(j);
     if (j == device || j >= n)
       throw std::invalid_argument("MH_PEER_DEVICE=" + v + ": not another of the " + std::to_string(n) + " CUDA device(s)");
     if (!mutual(j)) {

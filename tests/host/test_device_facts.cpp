@@ -371,6 +371,26 @@ TEST_F(LoadDeviceFacts, RefusesAWrongType) {
           "exceeds shared memory per SM");
 }
 
+// Values no GPU the suite builds for has: each refused with one line naming the field.
+TEST_F(LoadDeviceFacts, RefusesWhatNoSupportedGpuHas) {
+  const auto cc = [&](const std::string& v) {
+    return write(h200_with("compute_capability", "  \"compute_capability\": \"" + v + "\","));
+  };
+  // sm_70 has no build (sm_75 is the oldest): 7.0 and 7.2 are refused as 6.1 is; 7.5 is the first accepted.
+  for (const char* old : {"7.0", "7.2", "6.1"}) refuses(cc(old), "\"compute_capability\" " + std::string(old) + " is not one the suite builds for (7.5 and newer");
+  const mh::DeviceFacts turing = mh::load_device_facts(cc("7.5"));
+  EXPECT_EQ(turing.cc_major * 10 + turing.cc_minor, 75);
+  EXPECT_EQ(mh::load_device_facts(cc("12.0")).cc_major, 12);
+  refuses(cc("13.0"), "is not one the suite builds for");
+  // Strict: what atoi would read as 9.0 (or 9.5) is not a compute capability.
+  for (const char* bad : {"9.x", "9.", ".0", "9", "9.0.1", " 9.0", "9.0a", "+9.0", "9.-1", "x9.5"})
+    refuses(cc(bad), "\"compute_capability\" must look like \"9.0\", got \"" + std::string(bad) + "\"");
+  // A block cannot have more registers than its SM.
+  refuses(write(h200_with("regs_per_block", "  \"regs_per_block\": 131072,")),
+          "\"regs_per_block\" (131072) exceeds \"regs_per_sm\" (65536)");
+  EXPECT_EQ(mh::load_device_facts(write(h200_with("regs_per_block", "  \"regs_per_block\": 65536,"))).regs_per_block, 65536);
+}
+
 TEST_F(LoadDeviceFacts, RefusesNestedJunk) {
   // A nested value is never a number: a key planning needs refuses it, naming the key.
   refuses(write(h200_with("sm_count", "  \"sm_count\": [132],")), "\"sm_count\" must be an integer");
