@@ -48,6 +48,10 @@ TEST(ChaseRing, IsOneCycleRejectsTwoCyclesAndNonPermutations) {
   EXPECT_FALSE(is_one_cycle({0, 2, 1}));     // a fixed point and a 2-cycle
   EXPECT_FALSE(is_one_cycle({1, 1, 0}));     // not a permutation
   EXPECT_FALSE(is_one_cycle({1, 5}));        // out of range
+  // Every slot reached once, but the last leads back into the middle, not to slot 0 (a "rho"):
+  // not a permutation, caught only by the final check that the walk is back at its start.
+  EXPECT_FALSE(is_one_cycle({1, 1}));
+  EXPECT_FALSE(is_one_cycle({1, 2, 3, 1}));
   EXPECT_FALSE(is_one_cycle({}));
   EXPECT_TRUE(is_one_cycle({0}));            // one slot leads to itself
 }

@@ -116,6 +116,7 @@ constexpr int kT = 32;
 struct Walked {
   double blocks = 0, warps = 0, ffma_thread = 0, ffma_warp = 0;
   double ld_requests = 0, ld_sectors = 0, ld_lines = 0, st_requests = 0, st_sectors = 0, l2_read_sectors = 0;
+  double block_barriers = 0;
 };
 
 // One warp-wide request of 4-byte elements of one array (element indices of its active lanes).
@@ -193,9 +194,11 @@ Walked walk(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
   return w;
 }
 
+Walked walk_blocktiled(GemmKernel kernel, int64_t M, int64_t N, int64_t K);
+
 void expect_matches_walk(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
   const GemmCounts c = count_gemm(kernel, M, N, K, 2);
-  const Walked w = walk(kernel, M, N, K);
+  const Walked w = kernel >= GemmKernel::blocktile_1d ? walk_blocktiled(kernel, M, N, K) : walk(kernel, M, N, K);
   const std::string at = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
   EXPECT_EQ(c.blocks, w.blocks) << at;
   EXPECT_EQ(c.warps, w.warps) << at;
@@ -207,8 +210,146 @@ void expect_matches_walk(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
   EXPECT_EQ(c.st_requests, w.st_requests) << at;
   EXPECT_EQ(c.st_sectors, w.st_sectors) << at;
   EXPECT_EQ(c.l2_read_sectors, w.l2_read_sectors) << at;
+  if (kernel >= GemmKernel::blocktile_1d) EXPECT_EQ(c.block_barriers, w.block_barriers) << at;
+  // Compulsory traffic: A and B read once, C written once.
   EXPECT_EQ(c.dram_bytes, 4.0 * (M * K + K * N + M * N)) << at;
   EXPECT_EQ(c.blocks_per_sm, 2) << at;
+}
+
+// Kernels 4-8, walked as their sources (gemm/4_blocktile_1d.cuh .. 7_warptile.cuh, blocktile.cuh's
+// load4/store4) index them: every lane of every warp of every block, every K tile. A request is one warp
+// instruction, issued whether or not a lane is inside the matrix (the zero-filled tile edges and the
+// guarded stores); its sectors and lines are those of its lanes inside. Written out per kernel, from the
+// kernels' constants, not from model/gemm_model.hpp.
+struct Lane {
+  bool in = false;
+  int64_t elem = 0;  // element index in its matrix
+};
+struct Walker {
+  int64_t M, N, K;
+  bool vec;  // blocktile.cuh vectorizable(): K % 4 == 0 and N % 4 == 0 (kernels 6-8 only)
+  Walked w;
+  std::set<uint64_t> tile_a, tile_b;  // the sectors of one block's current A and B tiles
+  // One warp instruction over `width`-byte lanes; `seen` collects the tile's sectors (loads only).
+  void request(const Lane (&lanes)[32], int width, bool store, std::set<uint64_t>* seen) {
+    std::set<uint64_t> sec, lin;
+    for (const Lane& l : lanes)
+      if (l.in)
+        for (uint64_t b = uint64_t(l.elem) * 4; b < uint64_t(l.elem) * 4 + width; b += 4) sec.insert(b / 32), lin.insert(b / 128);
+    if (store) {
+      w.st_requests += 1, w.st_sectors += double(sec.size());
+      return;
+    }
+    w.ld_requests += 1, w.ld_sectors += double(sec.size()), w.ld_lines += double(lin.size());
+    seen->insert(sec.begin(), sec.end());
+  }
+  // load4 / store4 of X (rows x cols) at (r[lane], c[lane]): one 16-byte access when vec, else four
+  // guarded 4-byte ones (x[0] .. x[3]).
+  void quad(const int64_t (&r)[32], const int64_t (&c)[32], int64_t rows, int64_t cols, bool store, std::set<uint64_t>* seen) {
+    for (int j = 0; j < (vec ? 1 : 4); ++j) {
+      Lane lanes[32];
+      for (int lane = 0; lane < 32; ++lane)
+        lanes[lane] = {r[lane] < rows && c[lane] + j < cols, r[lane] * cols + c[lane] + j};
+      request(lanes, vec ? 16 : 4, store, seen);
+    }
+  }
+  // One float: X[r][c] when inside.
+  void single(const int64_t (&r)[32], const int64_t (&c)[32], int64_t rows, int64_t cols, bool store, std::set<uint64_t>* seen) {
+    Lane lanes[32];
+    for (int lane = 0; lane < 32; ++lane) lanes[lane] = {r[lane] < rows && c[lane] < cols, r[lane] * cols + c[lane]};
+    request(lanes, 4, store, seen);
+  }
+};
+
+Walked walk_blocktiled(GemmKernel kernel, int64_t M, int64_t N, int64_t K) {
+  // The kernels' constants (their headers): tile, threads, accumulators per thread, barriers per tile.
+  int BM = 128, BN = 128, BK = 8, threads = 256, acc = 64, WM = 0, WN = 0, stages = 1;
+  if (kernel == GemmKernel::blocktile_1d) BM = BN = 64, threads = 512, acc = 8;
+  if (kernel == GemmKernel::warptile) BK = 16, WM = 32, WN = 64;                                   // WarptileDefault
+  if (kernel == GemmKernel::warptile_tuned) threads = 128, acc = 128, WM = 32, WN = 128, stages = 2;  // WarptileTuned
+  const bool warp_tiled = WM > 0;
+  Walker k{M, N, K, kernel >= GemmKernel::vectorized && K % 4 == 0 && N % 4 == 0, {}, {}, {}};
+  Walked& w = k.w;
+  const int64_t tiles = (K + BK - 1) / BK;
+  double barriers_per_block = warp_tiled ? 1 : 0;  // kernels 7-8: one after the first tile's stash
+  for (int64_t t = 0; t < tiles; ++t) barriers_per_block += stages == 2 ? 1 : 2;
+  for (int64_t by = 0; by * BM < M; ++by)
+    for (int64_t bx = 0; bx * BN < N; ++bx) {
+      const int64_t row0 = by * BM, col0 = bx * BN;
+      w.blocks += 1, w.warps += threads / 32;
+      w.ffma_thread += double(threads) * acc * BK * tiles;
+      for (int64_t t0 = 0; t0 < K; t0 += BK) {
+        k.tile_a.clear(), k.tile_b.clear();
+        for (int warp = 0; warp < threads / 32; ++warp) {
+          int64_t ar[32], ac[32], br[32], bc[32];
+          auto each = [&](auto fill) {  // fills (ar, ac) and (br, bc) of lane `lane`
+            for (int lane = 0; lane < 32; ++lane) fill(warp * 32 + lane, lane);
+          };
+          if (kernel == GemmKernel::blocktile_1d) {
+            each([&](int tid, int l) { ar[l] = row0 + tid / 8, ac[l] = t0 + tid % 8, br[l] = t0 + tid / 64, bc[l] = col0 + tid % 64; });
+            k.single(ar, ac, M, K, false, &k.tile_a);
+            k.single(br, bc, K, N, false, &k.tile_b);
+          } else if (kernel == GemmKernel::blocktile_2d) {
+            for (int i = 0; i < 4; ++i) {  // A then B, element tid + 256 i of each tile
+              each([&](int tid, int l) {
+                ar[l] = row0 + tid / 8 + 32 * i, ac[l] = t0 + tid % 8, br[l] = t0 + tid / 128 + 2 * i, bc[l] = col0 + tid % 128;
+              });
+              k.single(ar, ac, M, K, false, &k.tile_a);
+              k.single(br, bc, K, N, false, &k.tile_b);
+            }
+          } else if (kernel == GemmKernel::vectorized) {
+            each([&](int tid, int l) { ar[l] = row0 + tid / 2, ac[l] = t0 + tid % 2 * 4, br[l] = t0 + tid / 32, bc[l] = col0 + tid % 32 * 4; });
+            k.quad(ar, ac, M, K, false, &k.tile_a);
+            k.quad(br, bc, K, N, false, &k.tile_b);
+          } else {  // fetch(): kALoads float4s of A, then kBLoads of B
+            for (int i = 0; i < BM * BK / 4 / threads; ++i) {
+              each([&](int tid, int l) { const int f = tid + i * threads; ar[l] = row0 + f / (BK / 4), ac[l] = t0 + f % (BK / 4) * 4; });
+              k.quad(ar, ac, M, K, false, &k.tile_a);
+            }
+            for (int i = 0; i < BK * BN / 4 / threads; ++i) {
+              each([&](int tid, int l) { const int f = tid + i * threads; br[l] = t0 + f / (BN / 4), bc[l] = col0 + f % (BN / 4) * 4; });
+              k.quad(br, bc, K, N, false, &k.tile_b);
+            }
+          }
+        }
+        w.l2_read_sectors += double(k.tile_a.size() + k.tile_b.size());  // L1 serves a tile's repeats
+      }
+      for (int warp = 0; warp < threads / 32; ++warp) {  // the epilogue's stores
+        int64_t r[32], c[32];
+        auto each = [&](auto fill) {
+          for (int lane = 0; lane < 32; ++lane) fill(warp * 32 + lane, lane);
+        };
+        if (kernel == GemmKernel::blocktile_1d) {
+          for (int m = 0; m < 8; ++m) {
+            each([&](int tid, int l) { r[l] = row0 + tid / 64 * 8 + m, c[l] = col0 + tid % 64; });
+            k.single(r, c, M, N, true, nullptr);
+          }
+        } else if (kernel == GemmKernel::blocktile_2d) {
+          for (int m = 0; m < 8; ++m)
+            for (int n = 0; n < 8; ++n) {
+              each([&](int tid, int l) { r[l] = row0 + tid / 16 * 8 + m, c[l] = col0 + tid % 16 * 8 + n; });
+              k.single(r, c, M, N, true, nullptr);
+            }
+        } else if (kernel == GemmKernel::vectorized) {
+          for (int m = 0; m < 8; ++m)
+            for (int n = 0; n < 8; n += 4) {
+              each([&](int tid, int l) { r[l] = row0 + tid / 16 * 8 + m, c[l] = col0 + tid % 16 * 8 + n; });
+              k.quad(r, c, M, N, true, nullptr);
+            }
+        } else {  // row-major lanes, LN = 8: lane (lm, ln) = (lane / 8, lane % 8), sub-tiles 16 x 32
+          const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;
+          for (int i = 0; i < WM / 16; ++i)
+            for (int rr = 0; rr < 4; ++rr)
+              for (int j = 0; j < WN / 32; ++j) {
+                each([&](int, int l) { r[l] = row0 + wm0 + i * 16 + l / 8 * 4 + rr, c[l] = col0 + wn0 + j * 32 + l % 8 * 4; });
+                k.quad(r, c, M, N, true, nullptr);
+              }
+        }
+      }
+    }
+  w.ffma_warp = w.ffma_thread / 32;
+  w.block_barriers = w.blocks * barriers_per_block;
+  return w;
 }
 
 }  // namespace
@@ -315,6 +456,14 @@ TEST(GemmModel, TiledKernelsMatchAWalkOverEveryLane) {
     for (auto [m, n, k] : {std::tuple<int, int, int>{40, 24, 8}, {24, 72, 16}, {72, 40, 48}, {1, 104, 8}, {100, 8, 72},
                            {65, 48, 40}, {33, 97, 36}})
       expect_matches_walk(kernel, m, n, k);
+  // Kernels 4-8: partial tiles on every side, rows of A and B that start at every offset within a
+  // 128-byte line (K and N not multiples of 32: N = 130 puts B tiles at 0 and 16 floats into a line in
+  // turn), the 16-byte path (K, N multiples of 4) and the scalar one.
+  for (auto kernel : {GemmKernel::blocktile_1d, GemmKernel::blocktile_2d, GemmKernel::vectorized, GemmKernel::warptile,
+                      GemmKernel::warptile_tuned})
+    for (auto [m, n, k] : {std::tuple<int, int, int>{72, 130, 40}, {130, 68, 36}, {200, 264, 20}, {64, 256, 48},
+                           {33, 97, 17}, {260, 132, 44}})
+      expect_matches_walk(kernel, m, n, k);
 }
 
 TEST(GemmModel, BlocksPerSmFollowTheDevice) {
@@ -418,3 +567,17 @@ TEST(GemmModelTiled, EdgeTilesLoadOnlyWhatIsInside) {
   EXPECT_GE(c.l2_read_sectors, (130.0 * 20 * 2 + 20 * 130 * 2) * 4 / 32);  // every element, each block pair
 }
 
+
+TEST(GemmModelTiled, BarriersAndDramBytesByHand) {
+  // 128 x 256 x 40. Barriers per block: kernels 4-6 two per K tile (after the stores, after the math);
+  // kernel 7 one after the first tile's stash, then two per tile; kernel 8 (two buffers) that one, then one per tile.
+  EXPECT_EQ(count_gemm(GemmKernel::blocktile_1d, 128, 256, 40, 2).block_barriers, 8.0 * 5 * 2);  // 2 x 4 blocks of 64^2, 5 tiles
+  EXPECT_EQ(count_gemm(GemmKernel::blocktile_2d, 128, 256, 40, 2).block_barriers, 2.0 * 5 * 2);  // 2 blocks of 128^2
+  EXPECT_EQ(count_gemm(GemmKernel::vectorized, 128, 256, 40, 2).block_barriers, 2.0 * 5 * 2);
+  EXPECT_EQ(count_gemm(GemmKernel::warptile, 128, 256, 40, 2).block_barriers, 2.0 * (1 + 3 * 2));  // BK = 16: 3 tiles
+  EXPECT_EQ(count_gemm(GemmKernel::warptile_tuned, 128, 256, 40, 2).block_barriers, 2.0 * (1 + 5));
+  // Compulsory DRAM bytes: A (128 x 40) and B (40 x 256) read once, C (128 x 256) written once.
+  for (GemmKernel k : {GemmKernel::blocktile_1d, GemmKernel::blocktile_2d, GemmKernel::vectorized, GemmKernel::warptile,
+                       GemmKernel::warptile_tuned})
+    EXPECT_EQ(count_gemm(k, 128, 256, 40, 2).dram_bytes, 4.0 * (5120 + 10240 + 32768));
+}
