@@ -51,7 +51,7 @@ void run(benchmark::State& st, const GemmKernel* kernel, Shape s) {
   run_timed(st, [&] { kernel->launch(g, blas); });
   st.counters["flops_per_second"] = rate(2.0 * s.m * s.n * s.k);
   if (kernel->threads > 0)  // registers and occupancy read off the compiled kernel that ran
-    add_launch_counters(st, kernel->describe ? kernel->describe(g) : KernelLaunch{kernel->kernel, kernel->threads, 0, ""});
+    add_launch_counters(st, kernel_launch(*kernel, g));
 }
 
 // The counting model's numbers for a kernel and shape, under the names the counters had before.
@@ -84,8 +84,12 @@ void plan(Planner& p) {
         l.threads = k.threads;
         l.blocks = static_cast<long long>((s.m + k.tile_m - 1) / k.tile_m) * ((s.n + k.tile_n - 1) / k.tile_n);
         l.smem_per_block = k.smem_bytes;
-        l.regs_per_thread = planned_register_cap(f, k);
-        l.blocks_per_sm = planned_blocks_per_sm(f, k);
+        // On the GPU, the compiled kernel's registers and blocks per SM (the model's too); the facts' for --plan-for.
+        const KernelLaunch kl = kernel_launch(k, Gemm{s.m, s.n, s.k});
+        const Residency r = p.residency({planned_register_cap(f, k), planned_blocks_per_sm(f, k)},
+                                        [&] { return compiled_residency(kl.func, kl.threads, kl.dyn_smem); });
+        l.regs_per_thread = r.regs_per_thread;
+        l.blocks_per_sm = r.blocks_per_sm;
         l.note = "model: blocks_per_sm=" + std::to_string(l.blocks_per_sm);
       } else {
         l.note = "cuBLAS, " + cublas_math_context();

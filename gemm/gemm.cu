@@ -74,6 +74,10 @@ int planned_register_cap(const DeviceFacts& f, const GemmKernel& k) {
   return arch_register_cap(k.threads, k.min_blocks > 0 ? k.min_blocks : arch_min_blocks(f.arch(), k.threads));
 }
 
+KernelLaunch kernel_launch(const GemmKernel& k, const Gemm& g) {
+  return k.describe ? k.describe(g) : KernelLaunch{k.kernel, k.threads, 0, ""};
+}
+
 int planned_blocks_per_sm(const DeviceFacts& f, const GemmKernel& k) {
   if (k.threads == 0) return 0;
   return blocks_per_sm(f, k.threads, k.smem_bytes, planned_register_cap(f, k));

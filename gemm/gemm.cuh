@@ -75,5 +75,8 @@ const GemmKernel& cross_check_for(const GemmKernel& k);
 int planned_blocks_per_sm(const DeviceFacts& f, const GemmKernel& k);
 // The register cap ptxas was given by the kernel's __launch_bounds__ (0 for cuBLAS).
 int planned_register_cap(const DeviceFacts& f, const GemmKernel& k);
+// The compiled kernel a kernel of ours (threads > 0) runs for problem g (kernels 4-8: the variant its
+// shape and alignment pick), with its launch's threads and dynamic shared memory.
+KernelLaunch kernel_launch(const GemmKernel& k, const Gemm& g);
 
 }  // namespace mh::gemm

@@ -116,6 +116,15 @@ void add_context() {
   if (const std::string v = mh::nvml::vbios_version(dev); !v.empty()) benchmark::AddCustomContext("vbios_version", v);
   if (const std::string v = mh::nvml::board_part_number(dev); !v.empty()) benchmark::AddCustomContext("board_part_number", v);
   if (unsigned slot = 0; mh::nvml::module_id(dev, &slot)) benchmark::AddCustomContext("module_id", std::to_string(slot));
+  // Code JIT-compiled from an older architecture's PTX (a build without this GPU's architecture) runs
+  // with that architecture's __launch_bounds__ limits: other occupancy, other times. Said in the context,
+  // and once on stderr.
+  const bool from_ptx = mh::kernels_from_ptx();
+  benchmark::AddCustomContext("code_from_ptx", from_ptx ? "true" : "false");
+  if (from_ptx)
+    std::fprintf(stderr, "gpubench: the kernels were not compiled for this GPU (compute capability %s): code_from_ptx=true; "
+                         "build with its architecture (CMAKE_CUDA_ARCHITECTURES) for comparable numbers\n",
+                 f.compute_capability.c_str());
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 

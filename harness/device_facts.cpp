@@ -153,6 +153,11 @@ DeviceFacts load_device_facts(const std::string& path) {
   return f;
 }
 
+bool code_from_ptx(int binary_version, int ptx_version, int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  return binary_version != cc || ptx_version != cc;
+}
+
 std::string human_bytes(double b) {
   const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -61,6 +61,23 @@ std::string check_launch(const DeviceFacts& f, const Launch& l);
 // part per block).
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs);
 
+// What a kernel of ours gets on one SM: registers per thread and resident blocks. A plan computes it from
+// the facts (blocks_per_sm() and the register cap of the kernel's __launch_bounds__); a run on a GPU reads
+// it off the compiled kernel (Planner::residency, harness/registry.cuh).
+struct Residency {
+  int regs_per_thread = 0;
+  int blocks_per_sm = 0;
+};
+
+// Whether a kernel's loaded code is other than this device's own: cudaFuncAttributes::ptxVersion (the
+// virtual architecture its device pass was compiled for, __CUDA_ARCH__ / 10) or binaryVersion (the
+// architecture of the machine code) differs from the device's major * 10 + minor. When the driver
+// JIT-compiles PTX (a build for 75-virtual on an H200) binaryVersion is the device's own (the JIT made
+// machine code for it) and only ptxVersion tells, so both are compared; binaryVersion alone differs where
+// another architecture's machine code runs (sm_80 code on compute capability 8.6). Either way, what was
+// computed from __CUDA_ARCH__ (MH_MIN_BLOCKS, the register cap of __launch_bounds__) was for another GPU.
+bool code_from_ptx(int binary_version, int ptx_version, int cc_major, int cc_minor);
+
 // "2.0 GiB", "624 B": bytes for people.
 std::string human_bytes(double bytes);
 

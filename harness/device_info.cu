@@ -129,6 +129,24 @@ double median_mhz(const ClockSpan* spans, int n) {
   return mhz[mhz.size() / 2];
 }
 
+Residency compiled_residency(const void* kernel, int threads, size_t dyn_smem) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  Residency r;
+  r.regs_per_thread = a.numRegs;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, kernel, threads, dyn_smem));
+  return r;
+}
+
+bool kernels_from_ptx() {
+  // Every kernel of the suite is compiled with one architecture list (CMAKE_CUDA_ARCHITECTURES), so the
+  // driver loads the same kind of code for all of them: the clock probe speaks for every one.
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(clock_probe_kernel)));
+  const DeviceFacts& f = current_device_facts();
+  return code_from_ptx(a.binaryVersion, a.ptxVersion, f.cc_major, f.cc_minor);
+}
+
 double observed_sm_clock_mhz(double spin_ms, double warmup_ms) {
   const int sms = current_device_facts().sm_count;
   DeviceBuffer<ClockSpan> spans(sms);

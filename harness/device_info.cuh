@@ -23,6 +23,14 @@ std::string gpu_uuid_string(const cudaUUID_t& id);
 // after `warmup_ms` of spinning so that an idle GPU has ramped up. Median over SMs, in MHz.
 double observed_sm_clock_mhz(double spin_ms = 20.0, double warmup_ms = 200.0);
 
+// A compiled kernel's registers per thread (cudaFuncGetAttributes) and resident blocks of `threads`
+// threads with `dyn_smem` bytes of dynamic shared memory (the occupancy API) on the current device.
+Residency compiled_residency(const void* kernel, int threads, size_t dyn_smem);
+// Whether the suite's kernels run here as code other than this device's own (code_from_ptx: JIT-compiled
+// from an older architecture's PTX, or another architecture's machine code): gpubench's context key
+// code_from_ptx.
+bool kernels_from_ptx();
+
 // Device-side: cycles and nanoseconds a block spent between two marks (thread 0 records).
 struct ClockSpan {
   long long cycles;

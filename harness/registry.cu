@@ -44,6 +44,7 @@ class RunPlanner final : public Planner {
  public:
   explicit RunPlanner(const DeviceFacts& f) : f_(f) {}
   const DeviceFacts& facts() const override { return f_; }
+  Residency residency(const Residency&, const std::function<Residency()>& compiled) const override { return compiled(); }
   void add(const std::string& name, const Launch&, Body body) override {
     auto run = [body = std::move(body)](benchmark::State& st) {
       // One benchmark's failure is that benchmark's: the run goes on (a sticky CUDA error, such as an

@@ -6,7 +6,9 @@
 // plan_fn(Planner&) reads planner.facts() (real, or loaded from a devices/*.json file by `gpubench
 // --plan-for`), and for every configuration either add()s a benchmark with the Launch it needs, or
 // skip()s it with a reason. Nothing in a plan
-// function may touch the GPU: --plan-for and the DeviceFacts* host tests run them without one.
+// function may touch the GPU: --plan-for and the DeviceFacts* host tests run them without one. The one
+// exception is residency()'s `compiled` callback (cudaFuncGetAttributes, the occupancy API), which only
+// the run on a GPU calls.
 //
 // A plan may also predict(name, {{"quantity", value}}): the host model's numbers for a benchmark, written
 // once by `gpubench --model_out FILE` as {"<name>": {"quantity": value}} (name without Google
@@ -45,6 +47,15 @@ class Planner {
   virtual void skip(const std::string& name, const std::string& reason) = 0;
   // A JSON context entry the family wants to publish (e.g. the tile parameters a sweep chose).
   virtual void context(const std::string& key, const std::string& value) = 0;
+
+  // A kernel's registers per thread and resident blocks per SM, for a plan whose grid or model depends on
+  // them. The run on a GPU (gpubench) answers with the compiled kernel's, `compiled` (e.g.
+  // compiled_residency(): code JIT-compiled from an older architecture's PTX gets other limits than the
+  // facts predict, harness/arch.hpp); a plan for a facts file with `planned`, from the facts.
+  virtual Residency residency(const Residency& planned, const std::function<Residency()>& compiled) const {
+    (void)compiled;
+    return planned;
+  }
 
   // The host model's predictions for benchmark `name`: written once, to gpubench --model_out=FILE, not
   // repeated as counters in every repetition. A plan may call it for a benchmark it adds.

@@ -45,9 +45,12 @@ void plan(Planner& p) {
   const DeviceFacts& f = p.facts();
   Launch fl;
   fl.threads = kFmaThreads;
-  fl.blocks_per_sm = blocks_per_sm(f, kFmaThreads, 0, ceilings::register_cap(f.arch()));
+  // A full SM of resident blocks: on the GPU, as many as the compiled kernel gets; for --plan-for, the facts'.
+  const int cap = ceilings::register_cap(f.arch());
+  const Residency r = p.residency({cap, blocks_per_sm(f, kFmaThreads, 0, cap)}, [] { return ceilings::fma_residency(kFmaThreads); });
+  fl.blocks_per_sm = r.blocks_per_sm;
   fl.blocks = static_cast<long long>(f.sm_count) * fl.blocks_per_sm;
-  fl.regs_per_thread = ceilings::register_cap(f.arch());
+  fl.regs_per_thread = r.regs_per_thread;
   fl.device_bytes = static_cast<size_t>(fl.blocks) * kFmaThreads * sizeof(float);
   fl.note = std::to_string(ceilings::kFmaChains) + " chains x " + std::to_string(kFmaIters) + " FMAs per thread";
   const long long blocks = fl.blocks;

@@ -23,16 +23,19 @@ using namespace mh::coalescing;
 
 constexpr int kThreads = kMaxThreads;
 
-int regs(const DeviceFacts& f) { return register_cap(f.arch()); }
-// Blocks of kThreads resident on one SM, by the facts and the kernel's register cap.
-int per_sm(const DeviceFacts& f) { return blocks_per_sm(f, kThreads, 0, regs(f)); }
+// Registers and resident blocks of kThreads per SM: on the GPU, the compiled kernel's (strided_residency);
+// for --plan-for, by the facts and the kernel's register cap.
+Residency residency(const Planner& pl, bool write, Level level, int stride) {
+  const DeviceFacts& f = pl.facts();
+  const int cap = register_cap(f.arch());
+  return pl.residency({cap, blocks_per_sm(f, kThreads, 0, cap)}, [&] { return strided_residency(write, level, stride); });
+}
 uint64_t hbm_target_bytes(const DeviceFacts& f) { return std::max<uint64_t>(2ull << 30, 8ull * f.l2_bytes); }
 
 // The plan for a working set of at most max_bytes (hbm; the others fix theirs); nullopt with `why` set
 // when none fits.
-std::optional<Plan> bench_plan(const DeviceFacts& f, bool write, Level level, int stride, uint64_t max_bytes,
+std::optional<Plan> bench_plan(const DeviceFacts& f, int fit, bool write, Level level, int stride, uint64_t max_bytes,
                                std::string* why) {
-  const int fit = per_sm(f);
   if (fit < 1) {
     *why = "no block of " + std::to_string(kThreads) + " threads fits on one SM";
     return std::nullopt;
@@ -63,13 +66,13 @@ uint64_t device_bytes(const DeviceFacts& f, const Plan& p) {
   return p.buffer_elems() * 4 + 4 + (p.level == Level::hbm ? 2ull * f.l2_bytes : 0);
 }
 
-Launch launch_of(const DeviceFacts& f, const Plan& p) {
+Launch launch_of(const DeviceFacts& f, const Plan& p, const Residency& r) {
   Launch l;
   l.threads = p.threads;
   l.blocks = p.blocks;
-  const bool resident = p.blocks <= f.sm_count * per_sm(f);  // else the hbm write stream: blocks come and go
+  const bool resident = p.blocks <= f.sm_count * r.blocks_per_sm;  // else the hbm write stream: blocks come and go
   l.blocks_per_sm = resident ? (p.blocks + f.sm_count - 1) / f.sm_count : 0;
-  l.regs_per_thread = regs(f);
+  l.regs_per_thread = r.regs_per_thread;
   l.device_bytes = device_bytes(f, p);
   l.note = "working set " + human_bytes(p.buffer_elems() * 4.0) +
            (p.per_block_region() ? " (" + human_bytes(p.region_elems() * 4.0) + " per block, carve-out 0)" : "") +
@@ -77,12 +80,12 @@ Launch launch_of(const DeviceFacts& f, const Plan& p) {
   return l;
 }
 
-void run(benchmark::State& st, bool write, Plan p) {
+void run(benchmark::State& st, bool write, Plan p, int fit) {
   const DeviceFacts& f = current_device_facts();
   if (device_bytes(f, p) > usable_device_bytes()) {  // hbm shrinks to what is free; the others are small
     std::string why;
     const uint64_t room = usable_device_bytes() - std::min<uint64_t>(usable_device_bytes(), 2ull * f.l2_bytes + 4);
-    const std::optional<Plan> smaller = p.level == Level::hbm ? bench_plan(f, write, p.level, p.stride, room, &why) : std::nullopt;
+    const std::optional<Plan> smaller = p.level == Level::hbm ? bench_plan(f, fit, write, p.level, p.stride, room, &why) : std::nullopt;
     if (!smaller) {
       skip_benchmark(st, why.empty() ? "working set does not fit in free device memory" : why);
       return;
@@ -112,12 +115,14 @@ void plan(Planner& pl) {
                                  "/stride:" + std::to_string(stride);
         std::string why;
         const uint64_t hbm = std::min<uint64_t>(hbm_target_bytes(f), f.global_mem_bytes / 2);
-        const std::optional<Plan> p = bench_plan(f, write, level, stride, hbm, &why);
+        const Residency r = residency(pl, write, level, stride);
+        const std::optional<Plan> p = bench_plan(f, r.blocks_per_sm, write, level, stride, hbm, &why);
         if (!p) {
           pl.skip(name, why);
           continue;
         }
-        pl.add_if_resident(name, launch_of(f, *p), [write, p = *p](benchmark::State& st) { run(st, write, p); });
+        const int fit = r.blocks_per_sm;
+        pl.add_if_resident(name, launch_of(f, *p, r), [write, p = *p, fit](benchmark::State& st) { run(st, write, p, fit); });
         pl.predict(name, {{"sectors_per_request", model::strided_sectors_per_request(stride)}});
       }
 }

@@ -2,9 +2,9 @@
 //   smem_banks/<latency|throughput>/width:W/stride:S/pad:P, .../width:W/swizzle/stride:S,
 //   smem_banks/store_throughput/width:W/stride:S/pad:P.
 // Latency: one warp, kLatencySteps dependent requests; cycles_per_access is clock64 in the kernel.
-// Throughput: every SM full of 1024-thread blocks (sm_count x the blocks the device facts let reside:
-// threads, shared memory and the kernel's registers, smem_banks.cuh; the occupancy API must agree at run
-// time, else the benchmark is skipped), each SM issuing about kWavefrontsPerSm model wavefronts per launch (~1 ms
+// Throughput: every SM full of 1024-thread blocks (sm_count x the blocks that reside: on the GPU, the
+// compiled kernel's by the occupancy API; for --plan-for, the device facts' by threads, shared memory and
+// the kernel's registers, smem_banks.cuh), each SM issuing about kWavefrontsPerSm model wavefronts per launch (~1 ms
 // at 1 per clock). Load results and stored tiles are checked against the host after timing
 // (SkipWithError if wrong). The model's conflict_ways go to --model_out.
 #include <algorithm>
@@ -38,7 +38,7 @@ void throughput(benchmark::State& st, bool store, Plan p, int planned_per_sm) {
   const int per_sm = resident_blocks_per_sm(p.pattern, store);
   if (per_sm != planned_per_sm) {
     skip_benchmark(st, "occupancy API: " + std::to_string(per_sm) + " blocks of " + std::to_string(kThreads) +
-                           " threads per SM, the device facts planned " + std::to_string(planned_per_sm));
+                           " threads per SM, the plan has " + std::to_string(planned_per_sm));
     return;
   }
   const int width = p.pattern.width;
@@ -122,8 +122,13 @@ void add_throughput(Planner& pl, bool store, const model::SmemPattern& pattern) 
     return;
   }
   l.threads = kThreads;
-  l.regs_per_thread = planned_registers(f.arch(), store, pattern.width);
-  l.blocks_per_sm = blocks_per_sm(f, kThreads, l.smem_per_block, l.regs_per_thread);
+  // On the GPU the compiled kernel's registers and resident blocks set the grid; for --plan-for the facts'.
+  const int regs = planned_registers(f.arch(), store, pattern.width);
+  const Residency r = pl.residency({regs, blocks_per_sm(f, kThreads, l.smem_per_block, regs)}, [&] {
+    return compiled_residency(throughput_kernel(pattern, store), kThreads, l.smem_per_block);
+  });
+  l.regs_per_thread = r.regs_per_thread;
+  l.blocks_per_sm = r.blocks_per_sm;
   const int ways = model::smem_pattern_wavefronts(pattern, store ? model::SmemOp::store : model::SmemOp::load);
   if (l.blocks_per_sm < 1) {
     pl.skip(name, check_launch(f, l));

@@ -3,6 +3,8 @@
 
 #include "micro/ceilings.cuh"
 
+#include "harness/device_info.cuh"
+
 namespace mh::ceilings {
 namespace {
 
@@ -30,6 +32,8 @@ void launch_fma(float* out, int blocks, int threads, int iters, float a, float b
   fma_kernel<<<blocks, threads, 0, s>>>(out, iters, a, b);
   CUDA_CHECK_LAUNCH("fma_kernel");
 }
+
+Residency fma_residency(int threads) { return compiled_residency(reinterpret_cast<const void*>(fma_kernel), threads, 0); }
 
 float fma_expected(uint32_t thread, int iters, float a, float b) {
   float x[kFmaChains];

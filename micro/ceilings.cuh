@@ -5,6 +5,7 @@
 
 #include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
+#include "harness/device_facts.hpp"
 
 namespace mh::ceilings {
 
@@ -16,6 +17,9 @@ constexpr int register_cap(int arch) { return arch_register_cap(kMaxThreads, arc
 
 // threads <= kMaxThreads. Each thread runs kFmaChains chains of `iters` FMAs x = x * a + b and writes the sum of its chains.
 void launch_fma(float* out, int blocks, int threads, int iters, float a, float b, cudaStream_t s = nullptr);
+
+// The FMA kernel's registers and resident blocks of `threads` per SM, compiled, on the current device.
+Residency fma_residency(int threads);
 
 // The host replay of one thread's result (IEEE fmaf on both sides: bit-identical per chain).
 float fma_expected(uint32_t thread, int iters, float a, float b);

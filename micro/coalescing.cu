@@ -1,5 +1,7 @@
 #include "micro/coalescing.cuh"
 
+#include "harness/device_info.cuh"
+
 #include <algorithm>
 #include <iterator>
 #include <stdexcept>
@@ -154,6 +156,24 @@ void for_each_request(const Plan& p, Fn&& fn) {
 }
 
 }  // namespace
+
+Residency strided_residency(bool write, Level level, int stride) {
+  Residency r{0, 1 << 30};
+  auto take = [&](auto W, auto S) {
+    constexpr bool kW = decltype(W)::value;
+    constexpr int kS = decltype(S)::value;
+    const void* k = level == Level::l1 ? reinterpret_cast<const void*>(strided_kernel<kW, true, kS>)
+                                       : reinterpret_cast<const void*>(strided_kernel<kW, false, kS>);
+    const Residency one = compiled_residency(k, kMaxThreads, 0);
+    r.regs_per_thread = std::max(r.regs_per_thread, one.regs_per_thread);
+    r.blocks_per_sm = std::min(r.blocks_per_sm, one.blocks_per_sm);
+  };
+  for (int s : {stride, 0})
+    with_stride(
+        s, [&](auto S) { write ? take(std::true_type{}, S) : take(std::false_type{}, S); },
+        std::make_index_sequence<std::size(kStrides)>{});
+  return r;
+}
 
 Plan make_plan(Level level, int stride, int blocks, int threads, uint64_t max_region_bytes, int iters) {
   if (blocks < 1 || threads < 32 || threads % 32 || threads > kMaxThreads)

@@ -8,6 +8,7 @@
 
 #include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
+#include "harness/device_facts.hpp"
 
 namespace mh::coalescing {
 
@@ -84,6 +85,10 @@ __host__ __device__ inline uint32_t element_value(uint64_t i) {
 }
 
 // Launches one pass. Read: adds the sum of every loaded value (mod 2^32) to *checksum.
+// Registers and resident blocks of kMaxThreads per SM of the kernels launch_read / launch_write may pick
+// for (write, level, stride): the stride's own and the generic one (a plan whose regions are too short for
+// the unrolled loop takes it), the most registers and the fewest blocks of the two. On the current device.
+Residency strided_residency(bool write, Level level, int stride);
 void launch_read(const Plan& p, const uint32_t* buf, uint32_t* checksum, cudaStream_t s = nullptr);
 void launch_write(const Plan& p, uint32_t* buf, cudaStream_t s = nullptr);
 void fill_values(uint32_t* buf, uint64_t elems, cudaStream_t s = nullptr);

@@ -156,15 +156,18 @@ __global__ void latency_kernel(Lanes lanes, LatencyResult* out) {
 
 uint32_t table_bytes(const model::SmemPattern& p) { return lanes_of(p).table_words * 4; }
 
-int resident_blocks_per_sm(const model::SmemPattern& p, bool store) {
-  int n = 0;
+const void* throughput_kernel(const model::SmemPattern& p, bool store) {
+  const void* k = nullptr;
   by_width(p.width, [&](auto w) {
     constexpr int W = decltype(w)::value;
-    if (store)
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, store_kernel<W>, kThreads, table_bytes(p)));
-    else
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, load_kernel<W>, kThreads, table_bytes(p)));
+    k = store ? reinterpret_cast<const void*>(store_kernel<W>) : reinterpret_cast<const void*>(load_kernel<W>);
   });
+  return k;
+}
+
+int resident_blocks_per_sm(const model::SmemPattern& p, bool store) {
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, throughput_kernel(p, store), kThreads, table_bytes(p)));
   return n;
 }
 

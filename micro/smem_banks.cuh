@@ -67,6 +67,8 @@ __host__ __device__ inline uint32_t stored_value(uint32_t w, uint32_t salt) { re
 
 // Dynamic shared memory of one block (the tile the pattern spans, plus the 7 shifted copies).
 uint32_t table_bytes(const model::SmemPattern& p);
+// The throughput kernel (load or store) of the pattern's access width, for the occupancy API.
+const void* throughput_kernel(const model::SmemPattern& p, bool store);
 // Blocks of kThreads resident per SM by the occupancy API (the GPU's own answer; the plans compute the
 // same from device facts): a grid of sm_count times this is all resident, evenly spread.
 int resident_blocks_per_sm(const model::SmemPattern& p, bool store);

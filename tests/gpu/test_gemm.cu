@@ -91,17 +91,35 @@ TEST(Gemm, CublasIsFp32AndTheToleranceCatchesTf32) {
   EXPECT_FALSE(reduced.pass()) << "cuBLAS with TF32 allowed: " << reduced.describe();
 }
 
-// The benchmarks' plans and the counting model take blocks per SM from the device facts; the occupancy
-// API must agree for every kernel of ours.
+// A run's plans and counting model take blocks per SM from the compiled kernel (Planner::residency);
+// --plan-for takes them from the device facts, which must then say what the occupancy API says of
+// every kernel of ours, built for this GPU. Code compiled for another architecture (a 75-virtual build
+// JIT-compiled here) has that architecture's __launch_bounds__ limits, which the facts cannot know.
 TEST(Gemm, FactsPlanWhatTheOccupancyApiSays) {
   REQUIRE_GPU();
   const DeviceFacts& f = current_device_facts();
+  std::vector<std::pair<std::string, int>> resident;
   for (const GemmKernel& k : gemm_kernels()) {
     if (!k.kernel) continue;  // cuBLAS
-    int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.kernel, k.threads, 0));
+    const int n = compiled_residency(k.kernel, k.threads, 0).blocks_per_sm;
     EXPECT_GE(n, 1) << k.name;
-    EXPECT_EQ(n, planned_blocks_per_sm(f, k)) << k.name;
+    resident.emplace_back(k.name, n);
+  }
+  if (kernels_from_ptx()) GTEST_SKIP() << "the kernels were not compiled for this GPU (code_from_ptx): the facts plan a build for it";
+  for (const auto& [name, n] : resident) EXPECT_EQ(n, planned_blocks_per_sm(f, find_kernel(name))) << name;
+}
+
+// The clock probe that decides code_from_ptx for the run speaks for every kernel of ours: one build, one
+// kind of code.
+TEST(Gemm, EveryKernelIsTheSameKindOfCodeAsTheProbe) {
+  REQUIRE_GPU();
+  const DeviceFacts& f = current_device_facts();
+  for (const GemmKernel& k : gemm_kernels()) {
+    if (!k.kernel) continue;
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, k.kernel));
+    EXPECT_EQ(code_from_ptx(a.binaryVersion, a.ptxVersion, f.cc_major, f.cc_minor), kernels_from_ptx())
+        << k.name << ": binaryVersion " << a.binaryVersion << ", ptxVersion " << a.ptxVersion;
   }
 }
 

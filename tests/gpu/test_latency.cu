@@ -106,6 +106,7 @@ TEST(Latency, LevelsAreOrdered) {
   const double c1 = double(l1.cycles) / loads, c2 = double(l2.cycles) / loads, c3 = double(dram.cycles) / loads;
   std::printf("[ latency  ] L1 %.1f cycles, L2 %.1f, 4 x L2 ring %.1f; clock %.0f MHz\n", c1, c2, c3,
               1e3 * l2.cycles / l2.ns);
+  SKIP_TIMING_UNDER_SANITIZER();
   EXPECT_LT(c1, c2);
   EXPECT_LT(c2, c3);
   for (double c : {c1, c2, c3}) {
@@ -121,6 +122,7 @@ TEST(Latency, LevelsAreOrdered) {
 TEST(Latency, SpreadRunsOnceOnEverySmWithoutOverlap) {
   REQUIRE_GPU();
   const DeviceFacts& f = current_device_facts();
+  std::vector<int> overlaps;  // per ring: checked after the loop, as timing
   for (uint64_t slots : {uint64_t(1), uint64_t(4096)}) {
     SCOPED_TRACE("slots=" + std::to_string(slots));
     const auto next = random_ring(slots);
@@ -146,8 +148,10 @@ TEST(Latency, SpreadRunsOnceOnEverySmWithoutOverlap) {
     std::printf("[ latency  ] every SM, %llu-slot ring: %.1f / %.1f / %.1f cycles (min / median / max), %zu SMs\n",
                 static_cast<unsigned long long>(slots), cyc.front(), cyc[cyc.size() / 2], cyc.back(), smids.size());
     EXPECT_EQ(smids.size(), static_cast<size_t>(f.sm_count)) << "blocks shared an SM";
-    EXPECT_EQ(overlapping_chases(res), 0);
+    overlaps.push_back(overlapping_chases(res));
   }
+  SKIP_TIMING_UNDER_SANITIZER();
+  EXPECT_EQ(overlaps, (std::vector<int>{0, 0})) << "chases overlapping another's time slot, per ring (1 and 4096 slots)";
 }
 
 // Host-only: the overlap count the spread benchmark refuses on.

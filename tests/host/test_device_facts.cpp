@@ -413,3 +413,75 @@ TEST_F(LoadDeviceFacts, RefusesAnUnreadableFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Code for another architecture (gpubench's context key code_from_ptx), and plans on the device.
+
+TEST(CodeFromPtx, OnlyCodeOfTheDevicesOwnArchitectureIsNot) {
+  EXPECT_FALSE(mh::code_from_ptx(90, 90, 9, 0));  // an sm_90 build on an H200
+  EXPECT_FALSE(mh::code_from_ptx(86, 86, 8, 6));
+  EXPECT_FALSE(mh::code_from_ptx(103, 103, 10, 3));
+  // A 75-virtual build on an H200: the driver JIT-compiles the PTX, so the machine code is the device's own
+  // (binaryVersion 90) and only the PTX's architecture (ptxVersion 75, the __CUDA_ARCH__ of the build) tells.
+  EXPECT_TRUE(mh::code_from_ptx(90, 75, 9, 0));
+  EXPECT_TRUE(mh::code_from_ptx(120, 100, 12, 0));
+  // Another architecture's machine code: sm_80 on compute capability 8.6, sm_120 on 12.1.
+  EXPECT_TRUE(mh::code_from_ptx(80, 80, 8, 6));
+  EXPECT_TRUE(mh::code_from_ptx(120, 120, 12, 1));
+}
+
+// A planner that answers every residency question as the run on an H200 does for a 75-virtual build
+// (the JIT-compiled kernels of 1024 threads: 64 registers, one block per SM, where the facts say two),
+// standing in for the compiled kernels, and records what the families plan with that answer.
+class CompiledAnswerPlanner final : public mh::Planner {
+ public:
+  explicit CompiledAnswerPlanner(const mh::DeviceFacts& f) : f_(f) {}
+  const mh::DeviceFacts& facts() const override { return f_; }
+  mh::Residency residency(const mh::Residency&, const std::function<mh::Residency()>&) const override {
+    ++asked;
+    return answer;
+  }
+  void add(const std::string& name, const mh::Launch& l, mh::Body) override { added[name] = l; }
+  void skip(const std::string&, const std::string&) override {}
+  void context(const std::string&, const std::string&) override {}
+  mh::Residency answer{64, 1};
+  mutable int asked = 0;
+  std::map<std::string, mh::Launch> added;
+
+ private:
+  const mh::DeviceFacts& f_;
+};
+
+// The families whose grids or models depend on resident blocks take them from residency() (on a GPU: the
+// compiled kernel), not from the facts: the GEMM model and launch, the bank-conflict throughput grids, the
+// FMA ceiling's grid and the coalescing family's.
+TEST(CompiledResidency, SetsTheGridsAndTheModel) {
+  const mh::DeviceFacts h200 = mh::load_device_facts(std::string(MH_DEVICES_DIR) + "/h200.json");
+  for (const mh::Family& fam : mh::families()) {
+    const std::string family = fam.name;
+    if (family != "gemm" && family != "smem_banks" && family != "coalescing" && family != "ceiling") continue;
+    SCOPED_TRACE(family);
+    CompiledAnswerPlanner p(h200);
+    fam.plan(p);
+    EXPECT_GT(p.asked, 0) << "the plan never asked for the compiled kernels' residency";
+    int checked = 0;
+    for (const auto& [name, l] : p.added) {
+      const bool gemm_ours = family == "gemm" && l.threads > 0;
+      const bool banks = name.find("throughput/") != std::string::npos;
+      if (gemm_ours || banks || name == "ceiling/fma") {
+        EXPECT_EQ(l.blocks_per_sm, 1) << name;
+        EXPECT_EQ(l.regs_per_thread, 64) << name;
+        ++checked;
+      }
+      if (banks || name == "ceiling/fma") EXPECT_EQ(l.blocks, h200.sm_count) << name;  // one block on every SM
+      if (gemm_ours) EXPECT_EQ(p.predictions().at(name).at("model_blocks_per_sm"), 1) << name;
+      // Coalescing, l1 and l2: one resident block of 256 threads per SM at most (the answer), not the facts' eight.
+      if (family == "coalescing" && name.find("/hbm/") == std::string::npos) EXPECT_LE(l.blocks, h200.sm_count) << name;
+    }
+    if (family != "coalescing") EXPECT_GT(checked, 0);
+  }
+}
+
+}  // namespace
