@@ -83,8 +83,10 @@ void check_output(const std::string& flag, const std::string& out, const std::st
   const fs::file_status st = fs::status(out, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) return;
   const auto same = [&](const std::string& p) {
-    return !p.empty() && (fs::exists(st) && fs::exists(p, ec) ? fs::equivalent(out, p, ec)
-                                                             : fs::weakly_canonical(out, ec) == fs::weakly_canonical(p, ec));
+    if (p.empty()) return false;
+    if (fs::exists(st) && fs::exists(p, ec)) return fs::equivalent(out, p, ec);
+    const fs::path a = fs::weakly_canonical(out, ec), b = fs::weakly_canonical(p, ec);
+    return !a.empty() && a == b;  // empty: not resolvable, not known to be the same
   };
   if (same(input)) throw std::invalid_argument(flag + " " + out + " is the --plan-for facts file: refusing to overwrite it");
   if (same(other)) throw std::invalid_argument(flag + " " + out + ": --model_out and --benchmark_out name the same file");

@@ -439,16 +439,18 @@ class CompiledAnswerPlanner final : public mh::Planner {
  public:
   explicit CompiledAnswerPlanner(const mh::DeviceFacts& f) : f_(f) {}
   const mh::DeviceFacts& facts() const override { return f_; }
-  mh::Residency residency(const mh::Residency&, const std::function<mh::Residency()>&) const override {
+  mh::Residency residency(const mh::Residency& planned, const std::function<mh::Residency()>&) const override {
     ++asked;
-    return answer;
+    return from_facts ? planned : answer;
   }
   void add(const std::string& name, const mh::Launch& l, mh::Body) override { added[name] = l; }
-  void skip(const std::string&, const std::string&) override {}
+  void skip(const std::string& name, const std::string&) override { skipped.insert(name); }
   void context(const std::string&, const std::string&) override {}
+  bool from_facts = false;  // answer as --plan-for does, for comparison
   mh::Residency answer{64, 1};
   mutable int asked = 0;
   std::map<std::string, mh::Launch> added;
+  std::set<std::string> skipped;
 
  private:
   const mh::DeviceFacts& f_;
@@ -463,9 +465,14 @@ TEST(CompiledResidency, SetsTheGridsAndTheModel) {
     const std::string family = fam.name;
     if (family != "gemm" && family != "smem_banks" && family != "coalescing" && family != "ceiling") continue;
     SCOPED_TRACE(family);
-    CompiledAnswerPlanner p(h200);
+    CompiledAnswerPlanner p(h200), facts(h200);
     fam.plan(p);
+    facts.from_facts = true;
+    fam.plan(facts);
     EXPECT_GT(p.asked, 0) << "the plan never asked for the compiled kernels' residency";
+    // The answer changes grids, not which benchmarks run: a plan that kept a facts figure beside the
+    // answer's registers would refuse its own launch.
+    EXPECT_EQ(p.skipped, facts.skipped);
     int checked = 0;
     for (const auto& [name, l] : p.added) {
       const bool gemm_ours = family == "gemm" && l.threads > 0;
