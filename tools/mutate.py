@@ -44,10 +44,15 @@ def load(path):
 
 
 def sync(tree):
-    """Copies the tree's tracked and untracked files into `tree`, rewriting only those that differ."""
+    """Copies the tree's tracked and untracked files into `tree`, rewriting only those that differ, and
+    removes what the tree no longer has (CMake globs the sources)."""
     listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "-co", "--exclude-standard"],
                             check=True, capture_output=True).stdout.decode().split("\0")
-    for rel in filter(None, listed):
+    keep = set(filter(None, listed))
+    for path in [p for p in tree.rglob("*") if p.is_file() and not p.is_symlink()]:
+        if str(path.relative_to(tree)) not in keep:
+            path.unlink()
+    for rel in keep:
         src, dst = ROOT / rel, tree / rel
         if not src.is_file():
             continue  # deleted but still tracked, or a submodule
