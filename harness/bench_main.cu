@@ -104,6 +104,7 @@ void add_context() {
   benchmark::AddCustomContext("sm_count", std::to_string(f.sm_count));
   benchmark::AddCustomContext("sm_clock_mhz", std::to_string(f.sm_clock_mhz));
   benchmark::AddCustomContext("mem_clock_mhz", std::to_string(f.mem_clock_mhz));
+  benchmark::AddCustomContext("mem_bus_bits", std::to_string(f.mem_bus_bits));  // the report's HBM peak: clock x 2 x bits / 8
   benchmark::AddCustomContext("l2_bytes", std::to_string(f.l2_bytes));
   benchmark::AddCustomContext("driver_version", f.driver_version);
   benchmark::AddCustomContext("runtime_version", f.runtime_version);
