@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare a suite run (the contender, the last argument) with one or more baseline runs, benchmark by
 benchmark, with a threshold per benchmark from its measured noise (gpubench/regress/noise.py, in the manner of nvbench's
-robust compare).
+robust compare; the verdict rules: gpubench/regress/verdict.py RULES).
 
   compare.py BASE.json CONTENDER.json
   compare.py BASE1.json BASE2.json BASE3.json CONTENDER.json
@@ -19,8 +19,8 @@ Verdicts, change = contender median / median of the baselines' medians - 1:
   faster     better by more than the threshold;
   ambiguous  beyond the threshold, but not to be trusted: a launch under --min-time on either side (launch-
              and placement-bound), the contender noisier than the threshold allows, fewer than 3 unthrottled
-             repetitions on a side, a pageable copy (they move between processes on one machine by up to
-             56 %), a change the way the SM clock moved by more than 1 % (noise.CLOCK_TOL), or (contender
+             repetitions on a side, a pageable copy (they move between processes on one machine far beyond
+             their repetitions), a change the way the SM clock moved by more than 1 % (noise.CLOCK_TOL), or (contender
              on another GPU, the benchmark not in the profile) a host-bound benchmark: host copies and the
              chase through host memory measure the host too. Samples taken while the GPU throttled (NVML
              reported power or thermal slowdown and the SM clock fell more than 1 % under the run's own)
@@ -31,9 +31,9 @@ gpubench is built from is the same, the commits differ elsewhere), different cod
 suite_version) or unknown (keys absent, or a dirty tree). Benchmark names from before the barrier rename (syncthreads/...)
 are read under the new names (sync/syncthreads/...), so old baselines still compare.
 
-GPUs of one model differ by more than their repetitions show (up to 4-9 % on some H200 benchmarks: two
-groups of GPUs on HBM latency and large-stride reads, cache-edge working sets, the chasing SM's distance to
-the L2), and two processes on one GPU by more than one process's repetitions. The noise profile, each
+GPUs of one model differ by more than their repetitions show (groups of GPUs on HBM latency and large-stride
+reads, cache-edge working sets, the chasing SM's distance to the L2; docs/regression-statistics.md), and two
+processes on one GPU by more than one process's repetitions. The noise profile, each
 benchmark's spread between runs on GPUs of the model (gpubench/regress/noise_profile.py), raises the sigma to
 max(within, between runs, profile) whenever a baseline is of the contender's model: found at
 results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g. h200), or

@@ -5,13 +5,13 @@ runs of the same code on several GPUs (different gpu_uuid).
   noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--force]
 
 A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
-deviation of one median per GPU (gpubench/regress/noise.py: profile(); unthrottled samples or, where a GPU throttled in
+deviation of one median per GPU (gpubench/regress/profile.py: profile_spread(); unthrottled samples or, where a GPU throttled in
 every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
 the commits; --same-code takes every run as one code (say it when the commits differ only in scripts or
 context keys). Runs on the same
 GPU of one commit count as one GPU, with the median of their medians. compare.py reads the profile when
 a baseline is of the contender's model: the repetitions of one process cannot sample how processes and GPUs
-of a model differ (up to 4-9 % on some H200 benchmarks), the profile can. Every run must be of one GPU model
+of a model differ (docs/regression-statistics.md), the profile can. Every run must be of one GPU model
 (gpu_name) and carry gpu_uuid; at least two GPUs of one commit (of all, with --same-code).
 
 Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, an output
@@ -21,7 +21,7 @@ import argparse
 import json
 import sys
 
-from gpubench.regress import noise
+from gpubench.regress import profile
 from gpubench import suite_json
 from gpubench.regress.compare import InputError, expand
 
@@ -44,7 +44,7 @@ def main(argv=None):
     suite_json.check_output(args.output, paths, PROG, args.force)
     runs = [suite_json.load_or_exit(q, PROG) for q in paths]
     try:
-        doc = noise.profile_document(runs, paths, same_code=args.same_code)
+        doc = profile.profile_document(runs, paths, same_code=args.same_code)
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,204 @@
+"""Noise profiles: per benchmark, how much its median differs between GPUs of one model (the between-GPU
+profile, results/<slug>/noise_profile.json, made by noise_profile.py), and reading a profile file back for a
+comparison (the part that fits its runs: their board, their code versions)."""
+import math
+import statistics
+
+from gpubench.regress.identity import BOARD, bench_code, code_version, family_of, _newest
+from gpubench.regress.verdict import TIME, run_clock, unthrottled
+
+
+def profile(runs, metric=TIME, same_code=False):
+    """profile_spread()'s sigmas: {name: between-GPU relative sigma}."""
+    return profile_spread(runs, metric, same_code)[0]
+
+
+def profile_spread(runs, metric=TIME, same_code=False):
+    """Between-GPU relative sigma of each benchmark's median, from runs (suite_json.Suite) of one GPU model
+    on several GPUs, of one commit or several. Within each commit (git_commit; runs without it form one
+    group) every GPU gives one median (unthrottled samples, or all of a GPU's samples where every one was
+    throttled; runs on the same GPU, equal gpu_uuid, the median of their medians, so that a GPU measured
+    twice does not weigh twice), relative to the commit's median of them; the sigma pools these relative
+    deviations over the commits (sum of squares over degrees of freedom), so that a code change between
+    commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the runs'
+    benchmark code is the same whatever their commits say (commits that changed only scripts or context
+    keys): one group. Only runs of the newest code version of a benchmark's family count (code_version()).
+    A commit here is the runs' bench_code where they carry one (what gpubench is built from: commits
+    that changed only scripts share it), else their git_commit.
+    Pooling within commits misses a difference between groups of GPUs when each commit
+    ran on one group only (docs/regression-statistics.md: groups of GPUs): prefer one code. -> ({name: sigma},
+    {name: range}) for every benchmark measured without error on at least two GPUs of one commit, in the
+    first run's order; range: the largest max / min - 1 of the GPUs' medians within a commit, the largest
+    change already seen between two healthy GPUs of the model.
+    Raises ValueError (one line) for runs of different models, a run without gpu_uuid, or no commit with
+    two GPUs."""
+    names = {s.context.get("gpu_name") for s in runs}
+    if len(names) != 1 or None in names:
+        raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
+                         if len(names) > 1 else "a run without gpu_name")
+    nouuid = [str(s.path) for s in runs if not s.context.get("gpu_uuid")]
+    if nouuid:
+        raise ValueError(f"{nouuid[0]}: no gpu_uuid in its context (a run from before that key cannot say "
+                         "which GPU it ran on)")
+    commits = {}
+    for s in runs:
+        code = None if same_code else bench_code(s.context) or s.context.get("git_commit")
+        commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
+    if max(len(g) for g in commits.values()) < 2:
+        raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
+                         "most; the spread between GPUs needs at least two GPUs of one commit")
+    ref = {id(s): run_clock(s) for s in runs}
+    order = list(dict.fromkeys(r.name for s in runs for r in s.records))
+    out, spread = {}, {}
+    for name in order:
+        squares, dof, widest = 0.0, 0, 0.0
+        for gpus in _by_code_version(commits, name).values():
+            medians = []
+            for same_gpu in gpus.values():
+                # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap)
+                # still shows by its median under the cap how far apart GPUs are.
+                ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric, ref[id(s)]) or
+                                                       list(s.by_name[name].samples.get(metric, ())) for s in same_gpu
+                      if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
+                if ms:
+                    medians.append(statistics.median(ms))
+            if len(medians) >= 2 and statistics.median(medians) > 0:
+                rel = [m / statistics.median(medians) for m in medians]
+                mean = statistics.fmean(rel)
+                squares += sum((x - mean) ** 2 for x in rel)
+                dof += len(rel) - 1
+                widest = max(widest, max(medians) / min(medians) - 1)
+        if dof:
+            out[name] = math.sqrt(squares / dof)
+            spread[name] = widest
+    return out, spread
+
+
+
+
+def _by_code_version(commits, name):
+    """commits ({commit: {gpu_uuid: [runs]}}) split further by the code version of name's family, keeping
+    only the runs of the newest version: runs of older benchmark code say nothing of the current code's
+    spread (hierarchy 1 -> 2 narrowed it)."""
+    out = {}
+    for commit, gpus in commits.items():
+        for uuid, same_gpu in gpus.items():
+            for s in same_gpu:
+                out.setdefault((commit, code_version(s.context, name)), {}).setdefault(uuid, []).append(s)
+    newest = _newest(v for _, v in out)
+    return {k: g for k, g in out.items() if k[1] == newest}
+
+
+
+
+def _boards(runs, metric, same_code):
+    """{board part number: its sub-profile} for every board with at least two GPUs among runs that record
+    one: boards of one model can differ in behaviour (docs/regression-statistics.md: board part numbers)."""
+    out = {}
+    for board in sorted({s.context.get(BOARD) for s in runs} - {None, ""}):
+        sub = [s for s in runs if s.context.get(BOARD) == board]
+        try:
+            sigma, spread = profile_spread(sub, metric, same_code)
+        except ValueError:  # fewer than two GPUs of this board (in one commit)
+            continue
+        out[board] = {"gpus": len({s.context["gpu_uuid"] for s in sub}),
+                      "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()},
+                      "between_gpu_range": {n: _round_up(v) for n, v in spread.items()}}
+    return out
+
+
+def profile_for_board(doc, board):
+    """A checked profile's sub-profile for one board part number -> ({name: sigma}, {name: range}, GPUs), or
+    None when the file has none for it (older profiles, a board seen on fewer than two GPUs); ValueError with
+    one line for a malformed one."""
+    by_board = doc.get("by_board", {})
+    if not isinstance(by_board, dict):
+        raise ValueError("not a noise profile: by_board is not an object")
+    sub = by_board.get(board) if board else None
+    if sub is None:
+        return None
+    if not isinstance(sub, dict) or not isinstance(sub.get("gpus"), int) or isinstance(sub.get("gpus"), bool):
+        raise ValueError(f"not a noise profile: by_board[{board!r}] lacks its GPU count")
+    checked = {"gpu_name": "", "metric": "", "runs": [], **sub}
+    return profile_sigmas(checked), profile_ranges(checked), sub["gpus"]
+
+
+def matching(doc, entries, runs):
+    """entries ({name: value} from a profile) without the benchmarks whose family's code version in some run
+    differs from the one the profile describes (its code_versions; absent in older files: keep all)."""
+    versions = doc.get("code_versions")
+    if not isinstance(versions, dict):
+        return entries
+    return {n: v for n, v in entries.items()
+            if all(code_version(s.context, n) == str(versions.get(family_of(n), "1")) for s in runs)}
+
+
+def profile_for_runs(doc, bases, cont):
+    """The part of a checked profile that fits a comparison: the sub-profile of their board when every run
+    names the same board part number and the file has one for it, else the whole model's.
+    -> ({name: sigma}, {name: range}, board or None, GPUs)."""
+    runs = list(bases) + [cont]
+    boards = {s.context.get(BOARD) for s in runs}
+    board = boards.pop() if len(boards) == 1 else None
+    sub = profile_for_board(doc, board)
+    if sub:
+        return matching(doc, sub[0], runs), matching(doc, sub[1], runs), board, sub[2]
+    return (matching(doc, profile_sigmas(doc), runs), matching(doc, profile_ranges(doc), runs), None,
+            len({r.get("gpu_uuid") for r in doc["runs"]}))
+
+
+def profile_document(runs, paths, metric=TIME, same_code=False):
+    """The noise profile file's content (a dict for JSON) from runs and the paths they were read from."""
+    sigma, spread = profile_spread(runs, metric, same_code)
+    return {"gpu_name": runs[0].context["gpu_name"], "metric": metric,
+            "derived": "by gpubench/regress/noise_profile.py from the measured runs listed: per benchmark, the standard "
+                       "deviation of one median per GPU relative to its commit's median of them, pooled over the "
+                       "commits (unthrottled samples, or all where every one was throttled; runs on one GPU of "
+                       "one commit: the median of their medians)" + ("; every run taken as one code (--same-code)"
+                                                                      if same_code else ""),
+            "gpus": len({s.context["gpu_uuid"] for s in runs}),
+            "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
+                     for p, s in zip(paths, runs)],
+            "between_gpu_sigma": {n: float(f"{v:.6g}") for n, v in sigma.items()},
+            # rounded up, so that the largest change seen stays within it after rounding
+            "between_gpu_range": {n: _round_up(v) for n, v in spread.items()},
+            # the same per board part number, for compares whose runs are all of one board
+            "by_board": _boards(runs, metric, same_code),
+            # the newest code version of each family, the one its entries describe (matching())
+            "code_versions": {f: _newest(code_version(s.context, f) for s in runs)
+                              for f in sorted({family_of(n) for n in sigma})}}
+
+
+def _round_up(v, digits=4):
+    """v rounded up to `digits` significant digits (0 stays 0)."""
+    if v <= 0:
+        return 0.0
+    scale = 10 ** (digits - 1 - math.floor(math.log10(v)))
+    return math.ceil(v * scale) / scale
+
+
+def profile_sigmas(doc):
+    """Check a parsed noise profile file -> {name: sigma}; ValueError with one line when it is not one."""
+    if not isinstance(doc, dict):
+        raise ValueError("not a noise profile (expected a JSON object)")
+    for key, kind in (("gpu_name", str), ("metric", str), ("runs", list), ("between_gpu_sigma", dict)):
+        if not isinstance(doc.get(key), kind):
+            raise ValueError(f"not a noise profile: no {key!r} {kind.__name__}")
+    for name, v in doc["between_gpu_sigma"].items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a noise profile: between_gpu_sigma of {name} is {v!r}, not a number >= 0")
+    return dict(doc["between_gpu_sigma"])
+
+
+def profile_ranges(doc):
+    """A checked noise profile's between_gpu_range -> {name: range}; {} for a file without it (older
+    profiles); ValueError with one line for a malformed one."""
+    ranges = doc.get("between_gpu_range", {})
+    if not isinstance(ranges, dict):
+        raise ValueError("not a noise profile: between_gpu_range is not an object")
+    for name, v in ranges.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a noise profile: between_gpu_range of {name} is {v!r}, not a number >= 0")
+    return dict(ranges)
+
+
