@@ -198,7 +198,9 @@ def test_case_line(make_json, base_ctx, cont_ctx, case):
     base = with_context(make_json("a.json"), **base_ctx)
     cont = with_context(make_json("b.json", seed=1), **cont_ctx)
     r = run("compare", base, cont)
-    assert r.returncode in (0, 1), r.stderr
+    # one synthetic run drawn twice (seeds 0 and 1): every benchmark same, whatever the case
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sum(l.endswith("  same") for l in r.stdout.splitlines()) == len(__import__("synth").benchmarks())
     assert case in r.stdout.splitlines()
     baseline = next(l for l in r.stdout.splitlines() if l.startswith("baseline:  "))
     assert baseline.endswith(case.removeprefix("case: ").replace(";", ","))
@@ -311,3 +313,17 @@ def test_errored_benchmarks_are_listed_not_compared(make_json):
     r = run("compare", make_json("a.json"), make_json("b.json", errors={name: "timeout"}))
     assert r.returncode == 0 and listed(r.stdout, "Errored, not compared") == [name]
     assert not any(l.startswith(name + " ") for l in r.stdout.splitlines())
+
+
+def test_host_bound_benchmark_across_gpus_is_ambiguous(make_json):
+    """A pinned host copy 20 % slower on another GPU of the model (maybe another host), no profile: not called
+    slower but ambiguous as host-bound, exit 0; on the same GPU (gpu_uuid) the same change is slower, exit 1."""
+    host = "link/h2d/pinned/ce/bytes:268435456"
+    base = with_context(make_json("a.json", noise=QUIET), gpu_uuid="GPU-1")
+    other = with_context(make_json("b.json", seed=1, noise=QUIET, slow={host: 1.2}), gpu_uuid="GPU-2")
+    r = run("compare", base, other, "--no-profile")
+    assert r.returncode == 0 and cells(r.stdout, host)[7] == "ambiguous", r.stdout
+    assert f"{host}: host-bound" in r.stdout and listed(r.stdout, "Slower") == []
+    same = with_context(make_json("c.json", seed=1, noise=QUIET, slow={host: 1.2}), gpu_uuid="GPU-1")
+    r = run("compare", base, same, "--no-profile")
+    assert r.returncode == 1 and listed(r.stdout, "Slower") == [host]
