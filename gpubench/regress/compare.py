@@ -39,6 +39,15 @@ max(within, between runs, profile) whenever a baseline is of the contender's mod
 results/<slug>/noise_profile.json in this repository (slug as run_all.sh names the folder, e.g. h200), or
 given with --profile FILE; --no-profile leaves it out.
 
+A same-GPU profile (noise_profile --same-gpu: each benchmark's spread between runs on one GPU, for a CI
+machine's own comparisons) applies instead when the contender and every baseline ran on its GPU: given with
+--profile FILE, or found as same_gpu_profile.json in a baseline's folder or the folder above it. The
+threshold is then max(--k x noise, the same-GPU spread), with --floor only for benchmarks it lacks (marked *).
+
+Output (--format): text (the runs, the summary: verdict counts and the threshold's median, p90 and max over
+the judged benchmarks, the lists, then the full table), markdown (for a pull request: changed rows first) or
+json (every verdict with its numbers); docs/compare-output.md describes them.
+
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
 suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
 noise profile malformed or of another GPU model); 3
@@ -48,12 +57,12 @@ import argparse
 import math
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpubench import families
-from gpubench.regress import noise
+from gpubench.regress import compare_output, noise, profile
 from gpubench import suite_json
-from gpubench import tables
 
 PROG = "compare"
 EXIT_REGRESSED, EXIT_UNUSABLE, EXIT_MISSING = 1, 2, 3
@@ -61,6 +70,7 @@ RUN_FILE = "benchmarks.json"
 RUN_FILES = (RUN_FILE, RUN_FILE + ".gz")  # a user's run, and a committed run as stored (compressed)
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE_FILE = "noise_profile.json"
+SAME_GPU_FILE = "same_gpu_profile.json"  # a same-GPU profile found beside the baselines
 NOT_NEEDED = "noise profile: not used (no baseline of the contender's GPU model, by gpu_name, with a gpu_uuid on both sides)"
 
 
@@ -102,10 +112,6 @@ def split_paths(args):
     return bases, contender
 
 
-def show(v, metric):
-    return tables.seconds(v) if metric == suite_json.TIME else tables.sig(v, 4)
-
-
 def identity(ctx):
     """Short description of a run's code and GPU from its context."""
     commit = ctx.get("git_commit")
@@ -139,6 +145,9 @@ def read_profile(path):
     """A noise profile file -> its dict, checked (noise.profile_sigmas); InputError with one line if unusable."""
     try:
         doc = suite_json.read_json(path)
+        if profile.is_same_gpu(doc):
+            profile.check_same_gpu(doc)
+            return doc
         noise.profile_sigmas(doc)
         noise.profile_ranges(doc)
         for board in doc.get("by_board") or {}:
@@ -168,37 +177,85 @@ def same_model(base, cont):
                 and cont.context.get("gpu_uuid"))
 
 
+@dataclass
+class Chosen:
+    """The noise profile a comparison uses, and the header line that says so."""
+    line: str
+    sigmas: dict = None       # {name: sigma}, None for no profile
+    ranges: dict = None       # {name: range}
+    same_gpu: bool = False    # a same-GPU profile: no floor where it measured
+
+
+def find_same_gpu(bases):
+    """A same-GPU profile beside the baselines: SAME_GPU_FILE in a baseline's folder or the folder above it
+    (where the run folders are); None when there is none."""
+    for b in bases:
+        for d in list(Path(b.path).parents)[:2]:
+            if (d / SAME_GPU_FILE).is_file():
+                return d / SAME_GPU_FILE
+    return None
+
+
+def choose_same_gpu(doc, path, bases, cont, metric):
+    """-> (Chosen or None, a line saying why not). A same-GPU profile applies when the contender and every
+    baseline ran on one GPU the file has; one of another model is unusable input (InputError)."""
+    if doc["gpu_name"] != cont.gpu_name:
+        raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")
+    if doc["metric"] != metric:
+        return None, f"same-GPU profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
+    part = profile.same_gpu_for_runs(doc, bases, cont)
+    if part is None:
+        return None, f"same-GPU profile: not used ({path}: the runs are not all on one GPU it has)"
+    sigmas, ranges, runs = part
+    guess = " (a rough guess from 2 runs: build it from more)" if runs < 3 else ""
+    return Chosen(f"noise profile: {path} (same GPU {cont.context['gpu_uuid']}: the spread between {runs} runs of "
+                  f"{len(sigmas)} benchmarks{guess}); the floor only for benchmarks it has not measured "
+                  f"(marked {compare_output.FLOOR_MARK})", sigmas, ranges, True), None
+
+
 def choose_profile(args, bases, cont, metric):
-    """-> (({name: sigma}, {name: range}) or None, header line). The profile applies when a baseline ran on a GPU of the
-    contender's model, the same GPU or another: every baseline is another process, and the profile's spread
-    is between processes on GPUs of the model. A profile for another model is unusable input (InputError)."""
-    explicit = args.profile is not None
-    path = Path(args.profile) if explicit else profile_path(cont.gpu_name)
+    """-> Chosen. A same-GPU profile (--profile FILE, or found beside the baselines) where every run is on its
+    GPU; else the model's between-GPU profile, which applies when a baseline ran on a GPU of the contender's
+    model, the same GPU or another: every baseline is another process, and the profile's spread is between
+    processes on GPUs of the model. A profile for another model is unusable input (InputError)."""
     if args.no_profile:
-        return None, "noise profile: off (--no-profile)"
+        return Chosen("noise profile: off (--no-profile)")
+    doc = read_profile(args.profile) if args.profile is not None else None
+    same_path = Path(args.profile) if profile.is_same_gpu(doc) else None if doc else find_same_gpu(bases)
+    note = None
+    if same_path:
+        chosen, note = choose_same_gpu(doc or read_profile(same_path), same_path, bases, cont, metric)
+        if chosen:
+            return chosen
+        doc = None if doc and profile.is_same_gpu(doc) else doc  # the model's profile, as without --profile
+    chosen = choose_between_gpu(doc, Path(args.profile) if doc else profile_path(cont.gpu_name), bases, cont, metric)
+    if note:
+        chosen.line = note + "\n" + chosen.line
+    return chosen
+
+
+def choose_between_gpu(doc, path, bases, cont, metric):
+    """-> Chosen for the model's between-GPU profile: doc, given with --profile, or the file at path."""
     needed = any(same_model(b, cont) for b in bases)
-    if not explicit and not (needed and path.is_file()):
-        return None, (NOT_NEEDED if not needed else f"noise profile: none at {path} (gpubench/regress/noise_profile.py makes one)")
-    doc = read_profile(path)  # a file given is checked even where this comparison does not need it
+    if doc is None and not (needed and path.is_file()):
+        return Chosen(NOT_NEEDED if not needed else
+                      f"noise profile: none at {path} (gpubench/regress/noise_profile.py makes one)")
+    doc = doc or read_profile(path)  # a file given is checked even where this comparison does not need it
     if doc["gpu_name"] != cont.gpu_name:
         raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")
     if not needed:
-        return None, NOT_NEEDED
+        return Chosen(NOT_NEEDED)
     if doc["metric"] != metric:
-        return None, f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})"
+        return Chosen(f"noise profile: not used ({path} is for {doc['metric']}, the metric is {metric})")
     # the board's part where every run shares one, and without entries of another code version (noise.matching)
     sigmas, ranges, board, gpus = noise.profile_for_runs(doc, [b for b in bases if same_model(b, cont)], cont)
     if board:
-        return (sigmas, ranges), (f"noise profile: {path} ({doc['gpu_name']}, board {board}: between-GPU sigma of "
-                                  f"{len(sigmas)} benchmarks from {gpus} GPUs of that board), for the baseline(s) of "
-                                  "the contender's model and board")
-    return (sigmas, ranges), (f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
-                              f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
-                              "baseline(s) of the contender's model")
-
-
-def listing(title, names):
-    return [f"{title} ({len(names)}):"] + [f"  {n}" for n in names] if names else [f"{title}: none"]
+        return Chosen(f"noise profile: {path} ({doc['gpu_name']}, board {board}: between-GPU sigma of "
+                      f"{len(sigmas)} benchmarks from {gpus} GPUs of that board), for the baseline(s) of "
+                      "the contender's model and board", sigmas, ranges)
+    return Chosen(f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
+                  f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
+                  "baseline(s) of the contender's model", sigmas, ranges)
 
 
 def non_negative(text):
@@ -209,6 +266,58 @@ def non_negative(text):
     if not math.isfinite(v) or v < 0:
         raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
     return v
+
+
+def header(args, bases, cont, metric, chosen):
+    """The lines before the verdicts: the runs and their case, warnings, the profile used, the threshold rule."""
+    out, cases = case_lines(bases, cont)
+    if any(m == "different GPU" for m, _ in cases):
+        names = sorted({b.gpu_name for b in bases} - {cont.gpu_name})
+        warning = (f"WARNING: different GPUs (baseline {', '.join(map(repr, names))}, contender {cont.gpu_name!r}): "
+                   "changes may come from the hardware, not the code")
+        print(f"{PROG}: {warning}", file=sys.stderr)
+        out.append(warning)
+    commits = {b.context.get("git_commit") for b in bases}
+    codes = {noise.bench_code(b.context) for b in bases}
+    if len(bases) > 1 and len(commits) > 1 and None not in commits and (len(codes) > 1 or None in codes):
+        out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
+    out.append(chosen.line)
+    direction = "higher" if metric.endswith("_per_second") else "lower"
+    if chosen.same_gpu:
+        rule = f"max({args.k:g} x noise, the same-GPU spread; {args.floor:g} only where it has no measurement)"
+    else:
+        rule = f"max({args.floor:g}, {args.k:g} x noise" + (", the profile's range" if chosen.ranges else "") + ")"
+    out.append(f"metric: {args.metric} ({direction} is better); threshold = {rule}, "
+               f"noise from {len(bases)} baseline run(s)" + (" and the profile" if chosen.sigmas else "")
+               + ("" if len(bases) > 1 else
+                  " (one baseline knows only the noise inside its own run: give several for the spread between runs)"))
+    return out, cases
+
+
+def build_report(args, bases, cont, metric, chosen):
+    """The comparison's verdicts and everything its output shows (compare_output.Report)."""
+    lines, cases = header(args, bases, cont, metric, chosen)
+    # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
+    other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
+    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
+                                profile_range=chosen.ranges,
+                                host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
+                                unfloored=set(chosen.sigmas or ()) if chosen.same_gpu else ())
+    base_names = list(dict.fromkeys(n for b in bases for n in b.by_name))
+    skipped = sorted({(r.name, r.skipped) for s in bases + [cont] for r in s.records if r.skipped},
+                     key=lambda e: f"{e[0]}: {e[1]}")
+    ident = lambda s: {k: s.context.get(k) for k in ("gpu_name", "gpu_uuid", "git_commit", "bench_code")}
+    meta = {"metric": metric, "higher_is_better": metric.endswith("_per_second"),
+            "settings": {"floor": args.floor, "k": args.k, "min_time": args.min_time},
+            "baselines": [{"path": str(b.path), **ident(b), "machine": m, "code": c} for b, (m, c) in zip(bases, cases)],
+            "contender": {"path": str(cont.path), **ident(cont)},
+            "profile": {"line": chosen.line, "kind": None if chosen.sigmas is None else
+                        "same-gpu" if chosen.same_gpu else "between-gpu"}}
+    return compare_output.Report(
+        lines, rows, metric, args.min_time, missing=[n for n in base_names if n not in cont.by_name],
+        new=[n for n in cont.by_name if n not in set(base_names)],
+        errored=sorted({r.name for s in bases + [cont] for r in s.records if r.error}), skipped=skipped,
+        mark_floor=chosen.same_gpu, meta=meta)
 
 
 def main(argv=None):
@@ -228,8 +337,12 @@ def main(argv=None):
     prof = p.add_mutually_exclusive_group()
     prof.add_argument("--profile", metavar="FILE",
                       help="noise profile to use when a baseline is of the contender's GPU model (default: "
-                           f"results/<slug>/{PROFILE_FILE} in this repository, when there is one)")
+                           f"results/<slug>/{PROFILE_FILE} in this repository, when there is one), or a same-GPU "
+                           f"profile (noise_profile --same-gpu; default: {SAME_GPU_FILE} beside the baselines)")
     prof.add_argument("--no-profile", action="store_true", help="use no noise profile")
+    p.add_argument("--format", choices=compare_output.FORMATS, default="text",
+                   help="text (default), markdown (a table for a pull request, changed rows first) or json (every "
+                        "verdict with its numbers; docs/compare-output.md)")
     p.add_argument("--allow-missing", action="store_true",
                    help="benchmarks of the baselines missing from the contender do not fail (exit 0, not 3)")
     args = p.parse_args(argv)
@@ -249,59 +362,14 @@ def main(argv=None):
             return EXIT_UNUSABLE
 
     try:
-        prof, profile_line = choose_profile(args, bases, cont, metric)
+        chosen = choose_profile(args, bases, cont, metric)
     except InputError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
-
-    out, cases = case_lines(bases, cont)
-    if any(m == "different GPU" for m, _ in cases):
-        names = sorted({b.gpu_name for b in bases} - {cont.gpu_name})
-        warning = (f"WARNING: different GPUs (baseline {', '.join(map(repr, names))}, contender {cont.gpu_name!r}): "
-                   "changes may come from the hardware, not the code")
-        print(f"{PROG}: {warning}", file=sys.stderr)
-        out.append(warning)
-    commits = {b.context.get("git_commit") for b in bases}
-    codes = {noise.bench_code(b.context) for b in bases}
-    if len(bases) > 1 and len(commits) > 1 and None not in commits and (len(codes) > 1 or None in codes):
-        out.append("WARNING: the baselines are from different commits: their spread is not noise alone")
-
-    out.append(profile_line)
-    # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
-    other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
-    sigmas, ranges = prof or (None, None)
-    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=sigmas, profile_range=ranges,
-                                host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged)
-    direction = "higher" if metric.endswith("_per_second") else "lower"
-    out += [f"metric: {args.metric} ({direction} is better); threshold = max({args.floor:g}, {args.k:g} x noise"
-            + (", the profile's range" if ranges else "") + "), "
-            f"noise from {len(bases)} baseline run(s)" + (" and the profile" if sigmas else "") + ("" if len(bases) > 1 else
-            " (one baseline knows only the noise inside its own run: give several for the spread between runs)"),
-            ""]
-    table = [[r.name, show(r.baseline, metric), show(r.contender, metric), f"{r.change:+.1%}",
-              f"{r.threshold:.1%}", r.verdict + (" (short)" if r.short and r.verdict == noise.AMBIGUOUS else "")]
-             for r in rows]
-    out += tables.text(["benchmark", "baseline", "contender", "change", "threshold", "verdict"], table)
-    if any(r.short for r in rows):
-        out.append(f"(short): launches under {args.min_time * 1e6:g} µs are never called slower or faster (--min-time)")
-    if any(r.dropped for r in rows):
-        out.append(f"{sum(r.dropped for r in rows)} sample(s) taken while the GPU throttled were dropped")
-
-    by_verdict = lambda v: [r for r in rows if r.verdict == v]
-    slower = by_verdict(noise.SLOWER)
-    errored = sorted({r.name for s in bases + [cont] for r in s.records if r.error})
-    skipped = sorted({f"{r.name}: {r.skipped}" for s in bases + [cont] for r in s.records if r.skipped})
-    base_names = list(dict.fromkeys(n for b in bases for n in b.by_name))
-    missing = [n for n in base_names if n not in cont.by_name]
-    out += [""] + listing("Slower", [f"{r.name} ({r.change:+.1%}, threshold {r.threshold:.1%})" for r in slower])
-    out += listing("Faster", [f"{r.name} ({r.change:+.1%}, threshold {r.threshold:.1%})"
-                              for r in by_verdict(noise.FASTER)])
-    out += listing("Ambiguous", [f"{r.name}: {r.reason}" for r in by_verdict(noise.AMBIGUOUS)])
-    out += listing("Missing from contender", missing)
-    out += listing("New in contender", [n for n in cont.by_name if n not in set(base_names)])
-    out += listing("Errored, not compared", errored)
-    out += listing("Skipped, not compared", skipped)
-    print("\n".join(out))
+    report = build_report(args, bases, cont, metric, chosen)
+    slower = [r for r in report.rows if r.verdict == noise.SLOWER]
+    missing = report.missing
+    print(report.render(args.format))
     if slower:
         return EXIT_REGRESSED
     if missing and not args.allow_missing:

@@ -3,6 +3,14 @@
 runs of the same code on several GPUs (different gpu_uuid).
 
   noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--force]
+  noise_profile.py --same-gpu RUN.json|FOLDER ... -o same_gpu_profile.json [--same-code]
+
+--same-gpu writes a same-GPU profile instead: per GPU (gpu_uuid) with several runs of one code, each
+benchmark's spread between those runs (processes), for a CI machine's own comparisons on its GPU. compare
+applies it (--profile FILE, or a same_gpu_profile.json in a baseline's folder or the folder above it) when
+every run is on that GPU: the threshold is then max(k x noise, the same-GPU spread), with the floor only for
+benchmarks it lacks. Build it from at least three runs per GPU, better five or more: a spread from two
+runs is a guess.
 
 A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
 deviation of one median per GPU (gpubench/regress/profile.py: profile_spread(); unthrottled samples or, where a GPU throttled in
@@ -14,8 +22,8 @@ a baseline is of the contender's model: the repetitions of one process cannot sa
 of a model differ (docs/regression-statistics.md), the profile can. Every run must be of one GPU model
 (gpu_name) and carry gpu_uuid; at least two GPUs of one commit (of all, with --same-code).
 
-Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, an output
-that is an input, a committed file without --force).
+Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, or with
+--same-gpu no GPU with two runs of one code, an output that is an input, a committed file without --force).
 """
 import argparse
 import json
@@ -33,6 +41,8 @@ def main(argv=None):
     p.add_argument("runs", nargs="+", metavar="RUN.json|FOLDER", help="full runs of one GPU model on several GPUs")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the profile to write (JSON)")
     p.add_argument("--force", action="store_true", help="overwrite a file git tracks (the committed profile)")
+    p.add_argument("--same-gpu", action="store_true",
+                   help="write a same-GPU profile: the spread between runs (processes) on each GPU")
     p.add_argument("--same-code", action="store_true",
                    help="the runs' benchmark code is the same whatever their git_commit: pool them as one group")
     args = p.parse_args(argv)
@@ -44,13 +54,18 @@ def main(argv=None):
     suite_json.check_output(args.output, paths, PROG, args.force)
     runs = [suite_json.load_or_exit(q, PROG) for q in paths]
     try:
-        doc = profile.profile_document(runs, paths, same_code=args.same_code)
+        make = profile.same_gpu_document if args.same_gpu else profile.profile_document
+        doc = make(runs, paths, same_code=args.same_code)
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     with open(args.output, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+    if args.same_gpu:
+        print(f"{args.output}: same-GPU spread of " + ", ".join(
+            f"{len(e['same_gpu_sigma'])} benchmarks from {e['runs']} runs on {uuid}" for uuid, e in doc["by_gpu"].items()))
+        return 0
     top = sorted(doc["between_gpu_sigma"].items(), key=lambda kv: -kv[1])[:5]
     print(f"{args.output}: between-GPU sigma of {len(doc['between_gpu_sigma'])} benchmarks from {doc['gpus']} GPUs "
           f"({len(runs)} runs); largest: " + ", ".join(f"{n} {v:.1%}" for n, v in top))

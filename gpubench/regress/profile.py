@@ -32,6 +32,25 @@ def profile_spread(runs, metric=TIME, same_code=False):
     change already seen between two healthy GPUs of the model.
     Raises ValueError (one line) for runs of different models, a run without gpu_uuid, or no commit with
     two GPUs."""
+    commits = _by_commit(runs, same_code)
+    if max(len(g) for g in commits.values()) < 2:
+        raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
+                         "most; the spread between GPUs needs at least two GPUs of one commit")
+    ref = {id(s): run_clock(s) for s in runs}
+    out, spread = {}, {}
+    for name in dict.fromkeys(r.name for s in runs for r in s.records):
+        # one unit per GPU: the runs on it
+        groups = [list(gpus.values()) for gpus in _by_code_version(commits, name).values()]
+        squares, dof, widest = _pooled(groups, name, metric, ref)
+        if dof:
+            out[name] = math.sqrt(squares / dof)
+            spread[name] = widest
+    return out, spread
+
+
+def _by_commit(runs, same_code):
+    """{commit: {gpu_uuid: [runs]}} after checking that the runs are of one model and name their GPU
+    (ValueError with one line); a commit is the runs' bench_code, else git_commit, or one for same_code."""
     names = {s.context.get("gpu_name") for s in runs}
     if len(names) != 1 or None in names:
         raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
@@ -44,36 +63,32 @@ def profile_spread(runs, metric=TIME, same_code=False):
     for s in runs:
         code = None if same_code else bench_code(s.context) or s.context.get("git_commit")
         commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
-    if max(len(g) for g in commits.values()) < 2:
-        raise ValueError(f"runs from {len({s.context['gpu_uuid'] for s in runs})} GPU (gpu_uuid) per commit at "
-                         "most; the spread between GPUs needs at least two GPUs of one commit")
-    ref = {id(s): run_clock(s) for s in runs}
-    order = list(dict.fromkeys(r.name for s in runs for r in s.records))
-    out, spread = {}, {}
-    for name in order:
-        squares, dof, widest = 0.0, 0, 0.0
-        for gpus in _by_code_version(commits, name).values():
-            medians = []
-            for same_gpu in gpus.values():
-                # Unthrottled samples; a GPU throttled throughout (HBM-bound launches at the power cap)
-                # still shows by its median under the cap how far apart GPUs are.
-                ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric, ref[id(s)]) or
-                                                       list(s.by_name[name].samples.get(metric, ())) for s in same_gpu
-                      if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
-                if ms:
-                    medians.append(statistics.median(ms))
-            if len(medians) >= 2 and statistics.median(medians) > 0:
-                rel = [m / statistics.median(medians) for m in medians]
-                mean = statistics.fmean(rel)
-                squares += sum((x - mean) ** 2 for x in rel)
-                dof += len(rel) - 1
-                widest = max(widest, max(medians) / min(medians) - 1)
-        if dof:
-            out[name] = math.sqrt(squares / dof)
-            spread[name] = widest
-    return out, spread
+    return commits
 
 
+def _pooled(groups, name, metric, ref):
+    """The spread of name's medians within each group, pooled: groups is a list of groups, each a list of
+    units, each unit a list of runs that give one median (the median of their medians: one GPU, or one
+    process). -> (sum of squared relative deviations from each group's mean, degrees of freedom, the widest
+    max / min - 1 in a group)."""
+    squares, dof, widest = 0.0, 0, 0.0
+    for units in groups:
+        medians = []
+        for unit in units:
+            # Unthrottled samples; a run throttled throughout (HBM-bound launches at the power cap) still
+            # shows by its median under the cap how far apart the units are.
+            ms = [statistics.median(xs) for xs in (unthrottled(s.by_name[name].samples, metric, ref[id(s)]) or
+                                                   list(s.by_name[name].samples.get(metric, ())) for s in unit
+                  if name in s.by_name and not s.by_name[name].error and not s.by_name[name].skipped) if xs]
+            if ms:
+                medians.append(statistics.median(ms))
+        if len(medians) >= 2 and statistics.median(medians) > 0:
+            rel = [m / statistics.median(medians) for m in medians]
+            mean = statistics.fmean(rel)
+            squares += sum((x - mean) ** 2 for x in rel)
+            dof += len(rel) - 1
+            widest = max(widest, max(medians) / min(medians) - 1)
+    return squares, dof, widest
 
 
 def _by_code_version(commits, name):
@@ -202,3 +217,89 @@ def profile_ranges(doc):
     return dict(ranges)
 
 
+
+
+# --- Same-GPU profile: the spread between processes on one GPU ----------------------------------------------
+
+SAME_GPU = "same-gpu"  # the "kind" of a same-GPU profile file
+
+
+def same_gpu_spread(runs, metric=TIME, same_code=False):
+    """Per GPU (gpu_uuid) with at least two runs of one commit: the relative sigma and the widest max / min - 1
+    of each benchmark's median between its runs (each run one process), pooled over commits as
+    profile_spread() pools GPUs; only the newest code version of a family counts.
+    -> {gpu_uuid: ({name: sigma}, {name: range}, runs on it)}. ValueError (one line) for runs of different
+    models, a run without gpu_uuid, or no GPU with two runs of one commit."""
+    commits = _by_commit(runs, same_code)
+    if max(len(same_gpu) for gpus in commits.values() for same_gpu in gpus.values()) < 2:
+        raise ValueError("no GPU (gpu_uuid) with two runs of one commit; the spread between processes on one GPU "
+                         "needs at least two")
+    ref = {id(s): run_clock(s) for s in runs}
+    names = list(dict.fromkeys(r.name for s in runs for r in s.records))
+    out = {}
+    for uuid in dict.fromkeys(s.context["gpu_uuid"] for s in runs):
+        sigma, spread = {}, {}
+        for name in names:
+            # one unit per run on this GPU
+            groups = [[[s] for s in gpus.get(uuid, [])] for gpus in _by_code_version(commits, name).values()]
+            squares, dof, widest = _pooled(groups, name, metric, ref)
+            if dof:
+                sigma[name], spread[name] = math.sqrt(squares / dof), widest
+        if sigma:
+            out[uuid] = (sigma, spread, sum(s.context["gpu_uuid"] == uuid for s in runs))
+    return out
+
+
+def same_gpu_document(runs, paths, metric=TIME, same_code=False):
+    """The same-GPU profile file's content (a dict for JSON) from runs and the paths they were read from."""
+    by_gpu = same_gpu_spread(runs, metric, same_code)
+    return {"kind": SAME_GPU, "gpu_name": runs[0].context["gpu_name"], "metric": metric,
+            "derived": "by python3 -m gpubench noise_profile --same-gpu from the measured runs listed: per GPU and "
+                       "benchmark, the standard deviation of one median per run (process) relative to its "
+                       "commit's median of them, pooled over the commits, and the widest max / min - 1 "
+                       "(unthrottled samples, or all where every one was throttled)"
+                       + ("; every run taken as one code (--same-code)" if same_code else ""),
+            "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
+                     for p, s in zip(paths, runs)],
+            "by_gpu": {uuid: {"runs": n, "same_gpu_sigma": {k: float(f"{v:.6g}") for k, v in sigma.items()},
+                              "same_gpu_range": {k: _round_up(v) for k, v in spread.items()}}
+                       for uuid, (sigma, spread, n) in by_gpu.items()},
+            "code_versions": {f: _newest(code_version(s.context, f) for s in runs)
+                              for f in sorted({family_of(n) for sigma, _, _ in by_gpu.values() for n in sigma})}}
+
+
+def is_same_gpu(doc):
+    """Whether a parsed profile file is a same-GPU one."""
+    return isinstance(doc, dict) and doc.get("kind") == SAME_GPU
+
+
+def _numbers(entries, where):
+    if not isinstance(entries, dict):
+        raise ValueError(f"not a same-GPU profile: {where} is not an object")
+    for name, v in entries.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"not a same-GPU profile: {where} of {name} is {v!r}, not a number >= 0")
+
+
+def check_same_gpu(doc):
+    """Check a parsed same-GPU profile; ValueError with one line when it is not one."""
+    for key, kind in (("gpu_name", str), ("metric", str), ("runs", list), ("by_gpu", dict)):
+        if not isinstance(doc.get(key), kind):
+            raise ValueError(f"not a same-GPU profile: no {key!r} {kind.__name__}")
+    for uuid, entry in doc["by_gpu"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("runs"), int) or isinstance(entry.get("runs"), bool):
+            raise ValueError(f"not a same-GPU profile: by_gpu[{uuid!r}] lacks its run count")
+        _numbers(entry.get("same_gpu_sigma"), f"by_gpu[{uuid!r}].same_gpu_sigma")
+        _numbers(entry.get("same_gpu_range"), f"by_gpu[{uuid!r}].same_gpu_range")
+
+
+def same_gpu_for_runs(doc, bases, cont):
+    """The part of a checked same-GPU profile that fits a comparison: the entry of the GPU when every run is
+    on it, without entries of another code version (matching()). -> ({name: sigma}, {name: range}, runs), or
+    None when the runs are not all on one GPU the file has."""
+    uuids = {s.context.get("gpu_uuid") for s in list(bases) + [cont]}
+    entry = doc["by_gpu"].get(uuids.pop()) if len(uuids) == 1 else None
+    if entry is None:
+        return None
+    runs = list(bases) + [cont]
+    return matching(doc, entry["same_gpu_sigma"], runs), matching(doc, entry["same_gpu_range"], runs), entry["runs"]

@@ -103,6 +103,7 @@ class Noise:
     sigma: float       # max(within, between, profile)
     threshold: float   # max(floor, k * sigma, the profile's range)
     profile: float = 0.0  # sigma from a noise profile (0 when none applies)
+    source: str = "noise"  # what set the threshold: "floor", "noise" (k * sigma) or "profile range"
 
 
 def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0, profile_range=0.0):
@@ -114,7 +115,10 @@ def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0, profile_range=0.0)
     b = between_noise([statistics.median(xs) for xs in runs])
     b = 0.0 if math.isnan(b) else b
     sigma = max(w, b, profile)
-    return Noise(w, b, sigma, max(floor, k * sigma, profile_range), profile)
+    # the floor only where nothing measured reaches it
+    source = "floor" if floor > max(k * sigma, profile_range) else "profile range" if profile_range > k * sigma \
+        else "noise"
+    return Noise(w, b, sigma, max(floor, k * sigma, profile_range), profile, source)
 
 
 @dataclass
@@ -271,6 +275,7 @@ class Row:
     reason: str
     clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
     rule: str = ""     # the rule that gave the verdict (RULES)
+    threshold_from: str = "noise"  # what set the threshold (Noise.source)
 
 
 def _time_short(pairs, rec, ref_contender, min_time):
@@ -294,7 +299,7 @@ def _clock_change(pairs, rec, ref_contender=None):
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None, unjudged=None, profile_range=None):
+                   host_bound=None, unjudged=None, profile_range=None, unfloored=()):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
@@ -306,7 +311,9 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     host_bound: a predicate on names, for a contender on another GPU (so, maybe, another host): the benchmarks
     it names measure the host as much as the GPU and, unless the profile has them, are never called slower or
     faster, only ambiguous.
-    unjudged: a predicate on names of benchmarks never called slower or faster in any comparison."""
+    unjudged: a predicate on names of benchmarks never called slower or faster in any comparison.
+    unfloored: names whose threshold has no floor, because a same-GPU profile measured them (profile and
+    profile_range then hold its spread): max(k x sigma, its range)."""
     rows = []
     profile, profile_range = profile or {}, profile_range or {}
     ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
@@ -320,7 +327,8 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
         raw = ([list(b.samples[metric]) for b, _ in pairs], list(rec.samples[metric]))
         short = _time_short(pairs, rec, ref[id(contender)], min_time)
         f = facts([unthrottled(b.samples, metric, c) for b, c in pairs],
-                  unthrottled(rec.samples, metric, ref[id(contender)]), min_time, floor, k,
+                  unthrottled(rec.samples, metric, ref[id(contender)]), min_time,
+                  0.0 if rec.name in unfloored else floor, k,
                   higher_is_better=metric.endswith("_per_second"), profile=profile.get(rec.name, 0.0),
                   profile_range=profile_range.get(rec.name, 0.0), raw=raw, short=short,
                   clock_change=_clock_change(pairs, rec, ref[id(contender)]),
@@ -328,5 +336,5 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile))
         v = judge(f)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
-                        f.dropped, v.reason, f.clock_change, v.rule))
+                        f.dropped, v.reason, f.clock_change, v.rule, v.noise.source))
     return rows

@@ -327,3 +327,68 @@ def test_host_bound_benchmark_across_gpus_is_ambiguous(make_json):
     same = with_context(make_json("c.json", seed=1, noise=QUIET, slow={host: 1.2}), gpu_uuid="GPU-1")
     r = run("compare", base, same, "--no-profile")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [host]
+
+
+# --- output: the summary first, markdown, json (issue 27) -------------------------------------------------------
+
+def test_percentile_is_the_nearest_rank():
+    from gpubench.regress.compare_output import percentile
+    assert percentile(range(1, 11), 0.9) == 9 and percentile([4, 1, 3, 2], 0.5) == 2 and percentile([7], 0.9) == 7
+    assert percentile(range(1, 11), 1.0) == 10 and percentile([], 0.5) != percentile([], 0.5)  # nan for none
+
+
+def test_summary_and_verdict_lists_come_before_the_table(make_json):
+    """The counts and the threshold distribution first, then the lists, then the full table. Two baselines 10 %
+    apart on one benchmark lift its threshold: the max shows it while the median stays the floor."""
+    name = "coalescing/read/hbm/stride:64"
+    b1, b2 = make_json("b1.json", noise=QUIET), make_json("b2.json", seed=1, noise=QUIET, slow={name: 1.10})
+    r = run("compare", b1, b2, make_json("c.json", seed=2, noise=QUIET, slow={SLOWED: 1.10}))
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    at = lambda prefix: next(i for i, l in enumerate(lines) if l.startswith(prefix))
+    assert at("summary: ") < at("threshold (") < at("Slower (1):") < at("Skipped, not compared") < at("benchmark  ")
+    n = len(__import__("synth").benchmarks())
+    counts = lines[at("summary: ")]
+    judged = n - int(counts.split(", ")[-1].split()[0])
+    assert counts.startswith(f"summary: {n} compared: ") and " 1 slower, 0 faster, " in counts
+    threshold = lines[at("threshold (")]
+    c = cells(r.stdout, name)
+    assert f"over the {judged} judged" in threshold and "median 5.0%," in threshold and f"max {c[6]};" in threshold
+    assert float(c[6].rstrip("%")) > 10
+
+
+def test_markdown_lists_changed_rows_first(make_json):
+    name = "gemm/smem/m:256/n:256/k:256"  # short: ambiguous
+    base = make_json("a.json", noise=QUIET)
+    cont = make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10, name: 1.10})
+    r = run("compare", base, cont, "--format", "markdown")
+    assert r.returncode == 1
+    rows = [l for l in r.stdout.splitlines() if l.startswith("| `")]
+    assert rows[0].startswith(f"| `{SLOWED}` |") and "**slower**" in rows[0]
+    assert rows[1].startswith(f"| `{name}` |") and "ambiguous (short)" in rows[1] and "launch under 100 µs" in rows[1]
+    assert len(rows) == len(__import__("synth").benchmarks()) and all("| same |" in l for l in rows[2:])
+    assert r.stdout.index(rows[1]) < r.stdout.index(" same</summary>") < r.stdout.index(rows[2])  # same rows folded
+
+
+def test_json_has_every_verdict_with_its_numbers(make_json):
+    name = "gemm/smem/m:256/n:256/k:256"
+    gone = "sync/syncwarp/threads:64/blocks_per_sm:2"
+    base = make_json("a.json", noise=QUIET)
+    cont = make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10, name: 1.10}, drop=[gone])
+    r = run("compare", base, cont, "--format", "json")
+    assert r.returncode == 1  # the exit codes do not depend on the format
+    doc = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+    assert doc["schema_version"] == 1 and doc["metric"] == "real_time" and doc["higher_is_better"] is False
+    by = {b["name"]: b for b in doc["benchmarks"]}
+    assert len(by) == len(__import__("synth").benchmarks()) - 1
+    for b in doc["benchmarks"]:
+        assert {"name", "baseline", "contender", "change", "threshold", "verdict", "reasons"} <= b.keys()
+    slow = by[SLOWED]
+    assert slow["verdict"] == "slower" and slow["reasons"] == [] and slow["threshold"] == noise.FLOOR
+    assert slow["change"] == pytest.approx(slow["contender"] / slow["baseline"] - 1) and 0.08 < slow["change"] < 0.12
+    assert by[name]["verdict"] == "ambiguous" and by[name]["reasons"] == ["launch under 100 µs"]
+    s = doc["summary"]
+    assert s["counts"]["slower"] == 1 and sum(s["counts"].values()) == s["compared"] == len(by)
+    assert s["threshold"] == {"median": noise.FLOOR, "p90": noise.FLOOR, "max": noise.FLOOR} and s["missing"] == [gone]
+    r = run("compare", base, make_json("c.json", seed=1, noise=QUIET, drop=[gone]), "--format", "json")
+    assert r.returncode == 3 and json.loads(r.stdout)["summary"]["missing"] == [gone]

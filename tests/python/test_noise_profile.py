@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from gpubench import families
-from gpubench.regress import noise
+from gpubench.regress import noise, profile
 from gpubench import suite_json
 from conftest import run
 from test_bad_input import BAD
-from test_compare import QUIET, cells, listed, with_context
+from test_compare import QUIET, SLOWED, cells, listed, with_context
 from test_noise import reps, suite
 from test_results import FINAL as FINAL_RUNS, HELD_OUT, NEW as NEW_RUNS, SAME_CODE
 
@@ -443,3 +443,86 @@ def test_profile_never_lowers_a_threshold(final):
     assert plain.keys() == lifted.keys() and all(lifted[n] >= plain[n] for n in plain)
     assert sum(lifted[n] > plain[n] for n in plain) > 100
     assert not any(math.isnan(v) for v in lifted.values())
+
+
+# --- the same-GPU profile (issue 27) -------------------------------------------------------------------------------
+
+def test_same_gpu_spread_is_between_the_runs_of_one_gpu():
+    """Three runs on GPU-1 (1.00, 1.02, 1.04 ms) and one on GPU-2: the spread is GPU-1's between its runs; a GPU
+    with one run has none; no GPU with two runs is refused."""
+    runs = [gpu_suite("GPU-1", {"a": m, "b": 2e-3}) for m in (1.00e-3, 1.02e-3, 1.04e-3)]
+    runs.append(gpu_suite("GPU-2", {"a": 5e-3, "b": 2e-3}))
+    out = profile.same_gpu_spread(runs)
+    assert list(out) == ["GPU-1"]
+    sigma, spread, n = out["GPU-1"]
+    assert n == 3 and spread["a"] == pytest.approx(0.04) and spread["b"] == pytest.approx(0.0)
+    assert sigma["a"] == pytest.approx(0.02 / 1.02)  # sample sigma of 1.00, 1.02, 1.04 relative to 1.02
+    with pytest.raises(ValueError, match="two runs of one commit"):
+        profile.same_gpu_spread([gpu_suite("GPU-1", {"a": 1e-3}), gpu_suite("GPU-2", {"a": 1e-3})])
+
+
+@pytest.fixture
+def same_gpu_runs(make_json, tmp_path):
+    """Three runs on GPU-1 (runs/r0..r2) with HBM64 at 1.00, 1.04 and 1.08 and `absent` only in r0 (the last
+    benchmark: leaving it out draws the others' samples as without), and their same-GPU profile beside them
+    (runs/same_gpu_profile.json)."""
+    absent = __import__("synth").benchmarks()[-1][0]
+    paths = [with_context(make_json(subdir=f"runs/r{i}", seed=i, noise=QUIET, slow={HBM64: 1 + 0.04 * i},
+                                    drop=[absent] if i else []), gpu_uuid="GPU-1", git_commit="a" * 40)
+             for i in range(3)]
+    prof = tmp_path / "runs" / "same_gpu_profile.json"
+    r = run("noise_profile", "--same-gpu", tmp_path / "runs", "-o", prof)
+    assert r.returncode == 0, r.stderr
+    return paths, prof, absent
+
+
+def test_same_gpu_profile_replaces_the_floor_where_it_measured(make_json, same_gpu_runs):
+    """On GPU-1: a 3 % slowdown, under the 5 % floor, is caught where the profile measured the spread between
+    processes to be small; HBM64, 8 % apart between GPU-1's own runs, is same at +6 %, which the floor alone calls
+    slower; the benchmark the profile lacks keeps the floor, marked *."""
+    (r0, _, _), prof, absent = same_gpu_runs
+    doc = json.loads(prof.read_text())
+    assert doc["kind"] == "same-gpu" and doc["by_gpu"]["GPU-1"]["runs"] == 3 and absent not in doc["by_gpu"]["GPU-1"]["same_gpu_range"]
+    # a quieter contender than the baselines, so that no threshold this small finds it too noisy to judge
+    cont = with_context(make_json("cont.json", seed=1, noise=QUIET / 10, slow={HBM64: 1.06, SLOWED: 1.03}),
+                        gpu_uuid="GPU-1", git_commit="a" * 40)
+    for args in (("--profile", prof), ()):  # given, or found beside the baseline
+        r = run("compare", r0, cont, *args)
+        assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED], r.stdout
+        assert f"noise profile: {prof} (same GPU GPU-1: the spread between 3 runs" in r.stdout
+        assert cells(r.stdout, HBM64)[7] == "same" and float(cells(r.stdout, HBM64)[6].rstrip("%")) > 7
+        assert cells(r.stdout, absent)[6] == f"{noise.FLOOR:.1%}*" and "*: the floor" in r.stdout
+        assert sum(l.split()[-2].endswith("*") for l in r.stdout.splitlines() if l.endswith("  same")) == 1
+    r = run("compare", r0, cont, "--no-profile")
+    assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64]
+
+
+def test_same_gpu_profile_is_not_used_for_another_gpu(make_json, same_gpu_runs):
+    (r0, _, _), prof, _ = same_gpu_runs
+    cont = with_context(make_json("cont.json", seed=1, noise=QUIET), gpu_uuid="GPU-2", git_commit="a" * 40)
+    r = run("compare", r0, cont, "--profile", prof)
+    assert r.returncode == 0 and "same-GPU profile: not used" in r.stdout and "(marked *)" not in r.stdout
+    assert f"noise profile: {COMMITTED}" in r.stdout  # the model's profile, as without --profile
+
+
+def test_same_gpu_profile_bad_input(make_json, same_gpu_runs, tmp_path):
+    (r0, r1, _), prof, _ = same_gpu_runs
+    one_line_exit_2(run("noise_profile", "--same-gpu", r0, with_context(make_json("x.json"), gpu_uuid="GPU-2"),
+                        "-o", tmp_path / "p.json"), "noise_profile: error:", "two runs of one commit")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "same-gpu", "gpu_name": H200, "metric": "real_time", "runs": [],
+                               "by_gpu": {"GPU-1": {"runs": 2, "same_gpu_sigma": {HBM64: -1}, "same_gpu_range": {}}}}))
+    one_line_exit_2(run("compare", r0, r1, "--profile", bad), "compare: error:", "same_gpu_sigma", ">= 0")
+
+
+def test_same_gpu_profile_from_the_one_committed_pair(tmp_path):
+    """The only committed runs on one GPU (one gpu_uuid): a profile from two runs works, and compare says it is a
+    rough guess. In sample: every change between the two lies within their own spread."""
+    pair = [ROOT / "results" / "h200" / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z")]
+    out = tmp_path / "same_gpu.json"
+    r = run("noise_profile", "--same-gpu", *pair, "-o", out)
+    assert r.returncode == 0, r.stderr
+    [entry] = json.loads(out.read_text())["by_gpu"].values()
+    assert entry["runs"] == 2
+    r = run("compare", *pair, "--profile", out)
+    assert r.returncode == 0 and "a rough guess from 2 runs" in r.stdout and listed(r.stdout, "Slower") == []
