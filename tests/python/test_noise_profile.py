@@ -15,13 +15,13 @@ from gpubench import suite_json
 from conftest import run
 from test_bad_input import BAD
 from test_compare import QUIET, SLOWED, cells, listed, with_context
-from test_noise import reps, suite
+from test_noise import committed, reps, suite
 from test_results import FINAL as FINAL_RUNS, HELD_OUT, NEW as NEW_RUNS, SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
 # The final benchmark code's runs (d2cea90 and 9ef3d41): twelve H200s (different gpu_uuid) on twelve machines.
-FINAL = tuple(f"{r}/benchmarks.json" for r in FINAL_RUNS)
+FINAL = FINAL_RUNS
 COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 HBM64 = "coalescing/read/hbm/stride:64"
 
@@ -275,7 +275,7 @@ def test_malformed_profile_is_unusable(pair, tmp_path, content, reason):
 
 @pytest.fixture(scope="module")
 def final():
-    return [suite_json.load(ROOT / "results" / "h200" / c) for c in FINAL]
+    return [suite_json.load(committed(c)) for c in FINAL]
 
 
 @functools.lru_cache(maxsize=1)
@@ -396,7 +396,7 @@ def test_held_out_gpus_against_the_committed_profile(final):
     final runs as baselines two of three flag nothing, the third one benchmark (1 GiB pinned host reads through
     the SMs, 6.5 % slower: its host, like two of the 24 profile GPUs' hosts, is 6-7 % slow there); with one
     baseline, or between the three, that benchmark is all that flags, on the same GPU."""
-    held = [suite_json.load(ROOT / "results" / "h200" / r / "benchmarks.json") for r in HELD_OUT]
+    held = [suite_json.load(committed(r)) for r in HELD_OUT]
     assert not {s.context["gpu_uuid"] for s in held} & {r["gpu_uuid"] for r in json.loads(COMMITTED.read_text())["runs"]}
     doc = json.loads(COMMITTED.read_text())
     assert pinned([(final, c) for c in held], doc) == HELD_TWELVE_BASELINES
@@ -518,7 +518,7 @@ def test_same_gpu_profile_bad_input(make_json, same_gpu_runs, tmp_path):
 def test_same_gpu_profile_from_the_one_committed_pair(tmp_path):
     """The only committed runs on one GPU (one gpu_uuid): a profile from two runs works, and compare says it is a
     rough guess. In sample: every change between the two lies within their own spread."""
-    pair = [ROOT / "results" / "h200" / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z")]
+    pair = [committed(r) for r in ("20261201T005024Z", "20261201T005211Z")]
     out = tmp_path / "same_gpu.json"
     r = run("noise_profile", "--same-gpu", *pair, "-o", out)
     assert r.returncode == 0, r.stderr
