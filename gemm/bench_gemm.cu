@@ -2,8 +2,8 @@
 // Each benchmark first verifies its kernel at its shape (alpha = 1, beta = 0, C poisoned with NaN;
 // against cuBLAS, or kernel 3 for cuBLAS: gemm/verify.cuh) and reports max_rel_err and tolerance.
 // A failure skips the benchmark with one line and times nothing. Timed runs use alpha = 1, beta = 0.
-// The counting model's numbers (model/gemm_model.hpp) go to --model_out: plots/bounds.py multiplies
-// them by the unit costs of the same run, plots/ncu_table.py sets them beside ncu's counters.
+// The counting model's numbers (model/gemm_model.hpp) go to --model_out: gpubench/analysis/bounds.py multiplies
+// them by the unit costs of the same run, gpubench/analysis/ncu_table.py sets them beside ncu's counters.
 #include "gemm/cublas.cuh"
 #include "gemm/launch_counters.cuh"
 #include "gemm/verify.cuh"

@@ -36,7 +36,7 @@ void plan_hierarchy(Planner& p) {
   // l2_bytes in the context already).
   p.context("l1_smem_per_sm_bytes", std::to_string(f.l1_smem_per_sm_bytes));
   const int n_place = env::placements();  // MH_PLACEMENTS (gpubench has checked it already)
-  // The family's code version (plots/noise.py pools a noise profile only over runs of one version):
+  // The family's code version (gpubench/regress/profile.py pools a noise profile only over runs of one version):
   // 2 = placements rotated per launch.
   p.context("hierarchy_code_version", n_place > 1 ? "2" : "1");
   p.context("hierarchy_placements", std::to_string(n_place));
