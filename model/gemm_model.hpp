@@ -117,6 +117,41 @@ inline Footprint warp_footprint(const WarpAccess& w, int width) {
   return {static_cast<int>(std::unique(sec, sec + ns) - sec), static_cast<int>(std::unique(lin, lin + nl) - lin)};
 }
 
+// Wavefronts of one warp-wide shared LOAD in the GEMM kernels. model/bank_model.hpp serves each phase
+// (W / 4 phases of 32 * 4 / W lanes) on its own and lets the second phase of a pair ride along only when
+// it asks for the first one's words. ncu on the H200 (results/h200/20261130T222947Z/ncu.csv) says that is
+// wrong for two LDS.128 shapes of kernels 7-8: per k, kernel 7 issues 2 A + 2 B reads and spends 12
+// wavefronts, kernel 8 2 A + 4 B and spends 20, so an A read (one float4 per quarter-warp, four distinct:
+// 4 + 4 words per pair) takes 2, and a B read (the same 128 bytes in every quarter-warp) takes 4, where
+// the bank model says 4 and 2. The rule here fits both and every pattern bank_model.hpp was checked on:
+// a wavefront delivers 32 words and does not multicast across phases, so a pair of phases is served
+// as one wavefront when its words, counted per phase, are at most 32 and no bank holds two different
+// words of the pair; otherwise each phase as the bank model says. Pairs of 8 to 16 words per phase
+// (kernel 7's checkerboard and LN = 4 maps, the sweep only) are not pinned by any ncu measurement.
+inline int gemm_lds_wavefronts(const std::vector<uint64_t>& addrs, int width) {
+  if (width == kBankBytes) return smem_wavefronts(addrs, width);
+  const int lanes = kWarpSize * kBankBytes / width;  // per phase
+  int wavefronts = 0;
+  for (int first = 0; first < kWarpSize; first += 2 * lanes) {
+    const uint32_t p0 = ((1u << lanes) - 1) << first, p1 = p0 << lanes;
+    std::vector<uint64_t> words[2];
+    for (int h = 0; h < 2; ++h) {
+      for (int lane = first + h * lanes; lane < first + (h + 1) * lanes; ++lane)
+        for (int k = 0; k < width / kBankBytes; ++k) words[h].push_back(addrs[lane] / kBankBytes + k);
+      std::sort(words[h].begin(), words[h].end());
+      words[h].erase(std::unique(words[h].begin(), words[h].end()), words[h].end());
+    }
+    std::vector<uint64_t> pair_bytes;  // the pair's words as one 4-byte access each: conflict-free = 1 wavefront
+    for (const auto& ws : words)
+      for (uint64_t x : ws) pair_bytes.push_back(x * kBankBytes);
+    std::sort(pair_bytes.begin(), pair_bytes.end());
+    pair_bytes.erase(std::unique(pair_bytes.begin(), pair_bytes.end()), pair_bytes.end());
+    const bool one = words[0].size() + words[1].size() <= size_t(kWarpSize) && smem_wavefronts(pair_bytes, kBankBytes) == 1;
+    wavefronts += one ? 1 : smem_wavefronts(addrs, width, p0) + smem_wavefronts(addrs, width, p1);
+  }
+  return wavefronts;
+}
+
 // `s`: the kernel's shape (tiled_shape), or another candidate of the same kernel (the sweep's, a test's).
 // blocks_per_sm: resident blocks per SM on the device (the caller's, from its facts), carried like count_gemm's.
 inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M, int64_t N, int64_t K,
@@ -294,7 +329,8 @@ inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M,
       auto reads = [&](int count, int width, const std::function<uint64_t(int, int)>& byte) {
         for (int q = 0; q < count; ++q) {
           for (int lane = 0; lane < 32; ++lane) addr[lane] = byte(warp * 32 + lane, q);
-          smem(lds_inst, lds_wf, addr, width, SmemOp::load);
+          lds_inst += 1;
+          lds_wf += gemm_lds_wavefronts(addr, width);
         }
       };
       if (kernel == GemmKernel::blocktile_1d || kernel == GemmKernel::blocktile_2d) {
@@ -412,8 +448,8 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
     as_addr[lane] = uint64_t(row_warp ? 0 : lane) * as_stride * 4;
     bs_addr[lane] = uint64_t(row_warp ? lane : 0) * 4;
   }
-  const double as_inst = T * 4 / w, as_wf = smem_wavefronts(as_addr, w);
-  const double bs_inst = T, bs_wf = smem_wavefronts(bs_addr, 4);
+  const double as_inst = T * 4 / w, as_wf = gemm_lds_wavefronts(as_addr, w);
+  const double bs_inst = T, bs_wf = gemm_lds_wavefronts(bs_addr, 4);
   const double per_warp_tiles = c.warps * Kt;
   c.sts_inst = 2 * per_warp_tiles;
   c.sts_wavefronts = 2 * per_warp_tiles;

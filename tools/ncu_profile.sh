@@ -2,6 +2,9 @@
 # Profiles one launch of each micro pattern, of the ceiling roofs and of the GEMM kernels at 4092 and 4096 with Nsight
 # Compute, then tabulates the counters next to the model's predictions (ncu.md).
 # usage: tools/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
+# The per-pipe warp instructions (FMA, LSU, ALU) and issue-active cycles sit beside the GEMM model's FFMA / 32 and
+# its load/store instruction counts (gpubench/analysis/ncu_table.py); their names are those of Nsight Compute
+# 2025 for sm_90, not yet run on a GPU here: ncu stops on an unknown metric name.
 set -euo pipefail
 BENCH=$1 DIR=$2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +28,10 @@ dram__bytes_read.sum
 dram__bytes_write.sum
 l1tex__t_sector_hit_rate.pct
 lts__t_sector_hit_rate.pct
+smsp__inst_executed_pipe_fma.sum
+smsp__inst_executed_pipe_lsu.sum
+smsp__inst_executed_pipe_alu.sum
+smsp__issue_active.sum
 EOF2
 )
 "$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"

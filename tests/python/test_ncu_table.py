@@ -11,19 +11,19 @@ METRICS = [nt.TIME, nt.LD_REQ, nt.LD_SEC, nt.SH_LD_WF, nt.SH_LD_INST, nt.OCCUPAN
            nt.DRAM_RD, nt.DRAM_WR, nt.L1_HIT, nt.L2_HIT]
 
 
-def write_csv(path, groups):
+def write_csv(path, groups, metrics=METRICS):
     """groups: [[{metric: value} per kernel]]; each group follows one marker kernel, as MH_PROFILE=1 writes it."""
     with open(path, "w", newline="") as f:
         f.write("==PROF== Connected to process 1\n")
         w = csv.writer(f, quoting=csv.QUOTE_ALL)
-        w.writerow(["ID", "Kernel Name", *METRICS])
-        w.writerow(["", "", *["" for _ in METRICS]])  # the units row
+        w.writerow(["ID", "Kernel Name", *metrics])
+        w.writerow(["", "", *["" for _ in metrics]])  # the units row
         i = 0
         for kernels in groups:
-            w.writerow([i, "mh_profile_marker()", *["1" for _ in METRICS]])
+            w.writerow([i, "mh_profile_marker()", *["1" for _ in metrics]])
             i += 1
             for k in kernels:
-                w.writerow([i, "k()", *[f"{k.get(m, 0):,}" for m in METRICS]])
+                w.writerow([i, "k()", *[f"{k.get(m, 0):,}" for m in metrics]])
                 i += 1
     return path
 
@@ -120,3 +120,60 @@ def test_ncu_filter_takes_the_roofs_and_the_new_gemm_kernels():
         assert ncu.search(name + "/manual_time"), name
     for name in ("ceiling/fma", "ceiling/memcpy_d2d", "gemm/blocktile_2d/m:1024/n:1024/k:1024"):
         assert not ncu.search(name + "/manual_time"), name
+
+
+COMMITTED = "results/h200/20261130T222947Z"
+
+
+def test_every_gemm_pair_counts_and_the_line_says_which_disagree(tmp_path):
+    """The committed run with real ncu output: the GEMM table's model / ncu pairs count in the agreement line
+    (the old line left them out: 276 of 276 while kernel 8's shared wavefronts read 2.667 / 3.333), the line
+    names the kinds that disagree with a reason, and the per-pipe columns the old ncu.csv lacks are left out."""
+    out = tmp_path / "ncu.md"
+    r = run("ncu_table", f"{COMMITTED}/ncu.csv", f"{COMMITTED}/ncu_order.txt", f"{COMMITTED}/benchmarks.json.gz",
+            "-o", out)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    line = text.splitlines()[2]
+    assert "agree (within 2 %) on 348 of 392 compared patterns" in line
+    assert "GEMM smem wavefronts/ld × 2 (" in line and "GEMM DRAM bytes (MB) × 20 (" in line
+    assert "compulsory only" in line
+    rows = table_rows(text, "## GEMM kernels")
+    assert rows["gemm/warptile_tuned/m:4096/n:4096/k:4096"][-1] == \
+        "smem wavefronts/ld, L2 sectors from L1 (M), DRAM bytes (MB)"
+    assert rows["gemm/cublas/m:4096/n:4096/k:4096"][-1] == "n/a"
+    assert "FMA pipe" not in text and "issue active" not in text
+    assert "compulsory only" in text.split("## GEMM kernels", 1)[1]
+
+
+def test_pipe_columns_beside_the_model(profiled, tmp_path):
+    """A synthetic ncu.csv that has the per-pipe metrics: the FMA pipe column reads the model's FFMA / 32
+    against ncu, ALU and issue-active are ncu only, and a pipe count off by 10 % is named as disagreeing."""
+    path, _, order = profiled
+    g = load(path).by_name["gemm/smem/m:4096/n:4096/k:4096"]
+    warp_ffma = g.get("model_ffma_thread") / 32
+    metrics = METRICS + [nt.PIPE_FMA, nt.PIPE_LSU, nt.PIPE_ALU, nt.ISSUE_ACTIVE]
+    kernel = {nt.TIME: 2.0, nt.LD_REQ: g.get("model_ld_requests"), nt.LD_SEC: g.get("model_ld_sectors"),
+              nt.SH_LD_WF: g.get("model_lds_wavefronts"), nt.SH_LD_INST: g.get("model_lds_inst"), nt.OCCUPANCY: 80.0,
+              nt.FFMA: g.get("model_ffma_thread"), nt.PIPE_FMA: warp_ffma * 1.1, nt.PIPE_ALU: 3e9,
+              nt.ISSUE_ACTIVE: 5e9}
+    names = order.read_text().splitlines()
+    groups = [[{nt.TIME: 1.0}] if "gemm/" not in n else [kernel] for n in names]
+    ncu = write_csv(tmp_path / "pipes.csv", groups, metrics)
+    r = run("ncu_table", ncu, order, path)
+    assert r.returncode == 0, r.stderr
+    header = [l for l in r.stdout.split("## GEMM kernels", 1)[1].splitlines() if l.startswith("| benchmark")][0]
+    titles = [c.strip() for c in header.strip("|").split("|")][1:]
+    cells = dict(zip(titles, table_rows(r.stdout, "## GEMM kernels")["gemm/smem/m:4096/n:4096/k:4096"]))
+    model, measured = cells["FMA pipe (G warp inst)"].split(" / ")
+    assert float(model) == pytest.approx(warp_ffma / 1e9, rel=1e-3)
+    assert float(measured) == pytest.approx(1.1 * warp_ffma / 1e9, rel=1e-3)
+    assert cells["ALU pipe (G warp inst)"] == "3" and cells["issue active (G cycles)"] == "5"
+    assert "FMA pipe (G warp inst)" in cells["disagree"] and "GEMM FMA pipe (G warp inst) × 1" in r.stdout
+
+
+def test_tally_names_what_disagrees():
+    t = nt.Tally()
+    t("yes", "a", "ra"), t("**no**", "b", "why b"), t("n/a", "c", "rc"), t("**no**", "b", "why b")
+    assert (t.agree, t.total) == (1, 3)
+    assert t.summary().endswith("on 1 of 3 compared patterns. They disagree on: b × 2 (why b).")
