@@ -643,3 +643,15 @@ TEST(GemmModelTiled, WarptileTunedSharedReadsMatchNcu) {
   const GemmCounts k7 = count_gemm(GemmKernel::warptile, 128, 128, 128, 2);
   EXPECT_NEAR(k7.lds_wavefronts / k7.lds_inst, 402668989.0 / 134217728.0, 0.001);
 }
+
+TEST(GemmModelTiled, LdsPairRuleKeepsTheBankModelsCheckedPatterns) {
+  // The patterns the bank model was checked on with ncu (lane i: element i * stride, padded or swizzled):
+  // only broadcasts have a pair of phases small enough to share a wavefront, as the bank model has it.
+  for (int width : {4, 8, 16})
+    for (int stride = 0; stride <= 64; ++stride)
+      for (int variant = 0; variant < 4; ++variant) {
+        SmemPattern p{width, stride, variant < 3 ? variant : 0, variant == 3};
+        EXPECT_EQ(gemm_lds_wavefronts(smem_pattern_addresses(p), width), smem_pattern_wavefronts(p))
+            << width << " " << stride << " " << variant;
+      }
+}
