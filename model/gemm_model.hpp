@@ -4,7 +4,8 @@
 //
 // Counts are warp-level instructions and requests, as ncu counts them:
 //   global loads/stores: requests, 32-byte sectors and 128-byte lines (model/access_model.hpp);
-//   shared loads/stores: instructions and wavefronts (model/bank_model.hpp);
+//   shared loads/stores: instructions and wavefronts (model/bank_model.hpp; loads of 8 and 16 bytes with
+//   the pair rule ncu showed for kernels 7-8, gemm_lds_wavefronts);
 //   FFMA: thread instructions (ncu: smsp__sass_thread_inst_executed_op_ffma_pred_on.sum);
 //   barriers: __syncthreads per block;
 //   L2 sectors read by L1: each block's tiles once (L1 keeps what the warps of one block share);
