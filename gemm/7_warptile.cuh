@@ -12,11 +12,12 @@
 //   As[4 (f % (BK/4)) + j][f / (BK/4)], four STS per float4, BK/4 lanes per bank: (BK/4)-way conflicts,
 //   BM * BK / threads stores per thread and tile, against 2 (MITER + NITER) BK reads.
 //   Shared reads, per k: MITER LDS.128 of As[k][...] and NITER of Bs[k][...]. In a quarter-warp (8 lanes)
-//   of a B read the lanes hold 8 consecutive float4 (LN = 8): 128 bytes, all 32 banks, one wavefront;
-//   the next quarter-warp asks for the same words and rides along (model/bank_model.hpp): 2 wavefronts
-//   per B read. An A read is one float4 per quarter-warp (a broadcast), 4 distinct over the warp:
-//   4 wavefronts. So per k a warp spends 4 MITER + 2 NITER wavefronts on 16 MITER NITER FFMA
-//   (12 for 64 at the default; kernel 6: 2 x 2 + 2 x 8 = 20 for 64), the shared pipe at 3/4 of FFMA issue.
+//   of a B read the lanes hold 8 consecutive float4 (LN = 8): 128 bytes, all 32 banks; every quarter-warp
+//   asks for the same 128 bytes, and Nsight Compute counts 4 wavefronts per B read. An A read is one float4
+//   per quarter-warp (a broadcast), 4 distinct over the warp: two quarter-warps share a wavefront, 2 per A
+//   read (the pairing rule of model/gemm_model.hpp's gemm_lds_wavefronts, read off ncu's counts of kernels
+//   7 and 8: docs/families/gemm.md). So per k a warp spends 2 MITER + 4 NITER wavefronts on 16 MITER NITER
+//   FFMA (12 for 64 at the default), the shared pipe at 3/4 of FFMA issue.
 //   The C stores: LN lanes x 16 bytes of each row, 128 bytes: whole lines.
 // kStages = 1: load tile, barrier, compute, barrier (kernel 7). kStages = 2 (the tuned kernel 8): two
 // shared buffers; the next tile's float4s are loaded into registers before the math on the current one
@@ -34,7 +35,8 @@ namespace mh::gemm {
 // lane = 16 h + 8 p + q -> lm = 4 h + q / 2, ln = 2 (q % 2) + (q / 2 + p) % 2, so that the two
 // quarter-warps of each half (p = 0, 1) hold the same four rows and the same four columns between them
 // (the pairs with lm + ln even, then odd): both ask for the same words, and the second rides on the
-// first's wavefront for A and for B alike (model/bank_model.hpp), 2 wavefronts per LDS.128 of either.
+// first's wavefront for A and for B alike (by model/bank_model.hpp's pairing; model/gemm_model.hpp's
+// gemm_lds_wavefronts counts such 8-16-word quarter-warps as it counts the row-major map's, unmeasured).
 enum class LaneMap { row_major, checkerboard };
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LN_, int kStages_, LaneMap kMap_ = LaneMap::row_major>

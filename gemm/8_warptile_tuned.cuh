@@ -5,12 +5,13 @@
 // in the JSON ("BM=... stages=2 threads=...").
 // The winner (H200, 2026-11-30): BM = BN = 128, BK = 8, 4 warps of 32 x 128 (WM x WN), LN = 8, so
 // MITER = 2, NITER = 4: an 8 x 16 patch of C per thread, 128 threads. Per k a warp issues 2 + 4 LDS.128,
-// 2 x 4 + 4 x 2 = 16 wavefronts for 128 FFMA (kernel 7: 12 for 64), the shared pipe at half the FFMA
-// issue time. 128 accumulators take ptxas to 201 registers (no spills): two 128-thread blocks, 8 warps
+// 2 x 2 + 4 x 4 = 20 wavefronts for 128 FFMA (kernel 7: 12 for 64; ncu counts both), the shared pipe at
+// 5/8 of the FFMA issue time. 128 accumulators take ptxas to 201 registers (no spills): two 128-thread blocks, 8 warps
 // per SM (blocks_per_sm, regs_per_thread in the JSON). In the sweep every 128 x 256 and 256 x 128 tile
 // (one block per SM) lost, BK = 8 beat BK = 16 for the same warp tile, two stages beat one, and the
-// checkerboard lane map beat the row-major one for the same 64 x 32 warp tile, as its wavefront count
-// says it should, without reaching the 32 x 128 warp tile.
+// checkerboard lane map beat the row-major one for the same 64 x 32 warp tile (the bank model's
+// wavefront count said it should; the pairing rule read off ncu since counts them alike, unmeasured on
+// that map), without reaching the 32 x 128 warp tile.
 // Included once, by gemm/gemm.cu; the tests reach it through gemm_kernels().
 #pragma once
 #include "gemm/7_warptile.cuh"
