@@ -8,7 +8,12 @@ Every script in plots/ reads its input through load(), so the JSON assumptions l
 - names from before a family rename are read under the current name (families.canonical);
 - a skipped benchmark (1.8: "skipped" + "skip_message"; 1.7: an error whose message starts with
   "skipped: ", mh::kSkipPrefix) is not an error: Record.skipped holds the reason;
-- a time that is NaN, infinite, zero or negative, or a benchmark listed twice, makes the file unusable;
+- a time that is NaN, infinite, zero or negative, any other number that is not finite (or too large for a
+  float), a benchmark without time_unit or with one not known, a benchmark listed twice (also under two
+  spellings of one name, stride:1 and stride:01), a name segment that looks like a number but is not plain
+  ASCII digits, or a context key of the suite that is not a string (or a number where a number is meant)
+  makes the file unusable: one line naming the file and the field (validate() is the one check);
+- Google Benchmark's own cv aggregate may be NaN (a counter whose mean is 0): it is not checked;
 - model predictions: a model.json beside the file ({"<name>": {"sectors_per_request": 4, ...}}, written by
   gpubench --model_out) fills Record.model; Record.get() falls back on it, so runs that carried the
   predictions as counters and runs with the side file read alike.
@@ -32,6 +37,17 @@ _NOT_COUNTERS = {"family_index", "per_family_instance_index", "repetitions", "re
                  "threads", "iterations", "real_time", "cpu_time"}
 SKIP_PREFIX = "skipped: "  # mh::kSkipPrefix: how a skip reads under Google Benchmark 1.7
 MODEL_FILE = "model.json"
+MAX_DIGITS = 18  # a name segment's number: sizes and counts, far under 10**18
+# Context keys gpubench writes (Google Benchmark's --benchmark_context and AddCustomContext write strings only);
+# readers use them as text or, for CONTEXT_NUMBERS, as numbers. Google Benchmark's own keys (num_cpus, caches) are not checked.
+CONTEXT_TEXT = ("suite", "gpu_name", "gpu_uuid", "compute_capability", "driver_version", "runtime_version",
+                "git_commit", "git_dirty", "suite_version", "bench_code", "board_part_number", "vbios_version",
+                "cublas_math", "clock_events_source", "link_info_source")
+CONTEXT_NUMBERS = ("sm_count", "l2_bytes", "sm_clock_mhz", "mem_clock_mhz", "l1_smem_per_sm_bytes", "global_mem_bytes",
+                   "pcie_gen", "pcie_width", "pcie_peak_bytes_per_second", "nvlink_count", "nvlink_peak_bytes_per_second",
+                   "hierarchy_code_version", "hierarchy_placements")
+EXIT_UNUSABLE = 2
+EXIT_CRASH = 70  # sysexits' EX_SOFTWARE: a bug in the tool (a traceback follows), never a verdict
 
 
 class SuiteJsonError(Exception):
@@ -49,13 +65,30 @@ def parse_name(name):
     for seg in segments:
         key, sep, value = seg.partition(":")
         if sep:
-            fields[key] = int(value) if value.lstrip("-").isdigit() else value
+            fields[key] = _number_or_text(name, key, value)
         else:
             pos.append(seg)
     known = families.get(family)
     fields.update(zip(known.fields if known else (), pos))
     fields["pos"] = tuple(pos)
     return fields
+
+
+def _short(text, n=100):
+    """A name as an error message shows it: a hostile file's 5000-character name is cut."""
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def _number_or_text(name, key, value):
+    """A segment's value as int when it is a plain number; ValueError (one line) when it looks like one but is
+    not plain ASCII digits or is too long to be a size (int() would take '٣' and choke on 5000 digits)."""
+    digits = value[1:] if value.startswith("-") else value
+    if not digits.isdigit():
+        return value
+    if not (digits.isascii() and len(digits) <= MAX_DIGITS):
+        raise ValueError(f"{_short(name)}: segment {_short(key + ':' + value, 40)} is not a plain number "
+                         f"(ASCII digits, at most {MAX_DIGITS})")
+    return int(value)
 
 
 def _cv(xs):
@@ -125,17 +158,38 @@ def logical_name(entry):
     return families.canonical(re.sub(r"/iterations:1$", "", run_name.removesuffix("/manual_time")))
 
 
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_cv(entry):
+    """Google Benchmark's cv aggregate: a fraction, NaN where a counter's mean is 0."""
+    return entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage"
+
+
+def _check_numbers(path, name, entry):
+    """Every number of an entry finite and within a float (an integer above 1e308 is not); time_unit known."""
+    if _is_cv(entry):
+        return
+    for k, v in entry.items():
+        if _is_number(v) and not (abs(v) <= sys.float_info.max if isinstance(v, int) else math.isfinite(v)):
+            what = f"an integer of {len(str(abs(v)))} digits" if isinstance(v, int) else str(v)
+            raise SuiteJsonError(f"{path}: {name}: {k} is {what}, not a finite number")
+    if "real_time" in entry:
+        if "time_unit" not in entry:
+            raise SuiteJsonError(f"{path}: {name}: no time_unit (the unit of real_time)")
+        if entry["time_unit"] not in _TO_SECONDS:
+            raise SuiteJsonError(f"{path}: {name}: unknown time_unit {str(entry['time_unit'])[:24]!r} "
+                                 f"(one of {', '.join(_TO_SECONDS)})")
+
+
 def _values(entry):
-    """Counter -> value for one entry, with real_time converted to seconds."""
-    out = {k: float(v) for k, v in entry.items()
-           if k not in _NOT_COUNTERS and isinstance(v, (int, float)) and not isinstance(v, bool)}
-    if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
+    """Counter -> value for one entry (checked by _check_numbers), with real_time converted to seconds."""
+    out = {k: float(v) for k, v in entry.items() if k not in _NOT_COUNTERS and _is_number(v)}
+    if _is_cv(entry):
         out[TIME] = float(entry.get("real_time", math.nan))  # a fraction already, whatever time_unit says
     elif "real_time" in entry:
-        unit = entry.get("time_unit", "ns")
-        if unit not in _TO_SECONDS:
-            raise SuiteJsonError(f"{entry.get('name')}: unknown time_unit {unit!r}")
-        out[TIME] = float(entry["real_time"]) * _TO_SECONDS[unit]
+        out[TIME] = float(entry["real_time"]) * _TO_SECONDS[entry["time_unit"]]
     return out
 
 
@@ -168,7 +222,10 @@ def _check(path, name, entries):
 
 
 def _record(path, name, entries):
-    rec = Record(name, parse_name(name))
+    try:
+        rec = Record(name, parse_name(name))
+    except ValueError as e:
+        raise SuiteJsonError(f"{path}: {e}") from None
     skips = [r for r in map(_skip_reason, entries) if r is not None]
     errors = [e for e in entries if e.get("error_occurred") and _skip_reason(e) is None]
     if errors:
@@ -178,6 +235,8 @@ def _record(path, name, entries):
     good = [e for e in entries if not e.get("error_occurred") and not e.get("skipped")]
     if not rec.error and not rec.skipped:
         _check(path, name, good)
+    for e in good:
+        _check_numbers(path, name, e)
     iters = [_values(e) for e in good if e.get("run_type", "iteration") == "iteration"]
     aggs = {e.get("aggregate_name"): _values(e) for e in good if e.get("run_type") == "aggregate"}
     if iters:
@@ -218,6 +277,8 @@ def read_json(path):
         raise SuiteJsonError(f"{path}: cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise SuiteJsonError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    except (ValueError, RecursionError) as e:  # an integer of more than 4300 digits, nesting too deep
+        raise SuiteJsonError(f"{path}: not usable JSON ({_short(str(e), 80)})") from None
 
 
 def load(path):
@@ -234,11 +295,39 @@ def load(path):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise SuiteJsonError(f"{path}: a benchmark entry without a name")
         grouped.setdefault(logical_name(entry), []).append(entry)
+    _check_context(path, context)
     records = [_record(path, n, es) for n, es in grouped.items()]
+    _check_distinct(path, records)
     model = _model(os.path.join(os.path.dirname(os.fspath(path)), MODEL_FILE))
     for r in records:
         r.model = model.get(r.name, {})
     return Suite(path, context, records)
+
+
+def _check_context(path, context):
+    """The suite's context keys are strings (numbers where CONTEXT_NUMBERS says): a null gpu_name or a list for
+    bench_code would otherwise fail deep inside a tool."""
+    for key in CONTEXT_TEXT + CONTEXT_NUMBERS:
+        v = context.get(key)
+        if key in context and not isinstance(v, str):
+            raise SuiteJsonError(f"{path}: context {key} is {json.dumps(v)[:40]}, not a string")
+        if key in CONTEXT_NUMBERS and key in context:
+            try:
+                ok = math.isfinite(float(v))
+            except ValueError:
+                ok = False
+            if not ok:
+                raise SuiteJsonError(f"{path}: context {key} is {v[:40]!r}, not a number")
+
+
+def _check_distinct(path, records):
+    """Two names that read as one benchmark (stride:1 and stride:01: a working set measured twice) are unusable."""
+    seen = {}
+    for r in records:
+        key = tuple(sorted((k, repr(v)) for k, v in r.fields.items()))
+        if key in seen:
+            raise SuiteJsonError(f"{path}: {seen[key]} and {r.name} are the same benchmark (listed twice); one run per file")
+        seen[key] = r.name
 
 
 def _model(path):
@@ -252,8 +341,12 @@ def _model(path):
         raise SuiteJsonError(f"{path}: not a readable model file ({e})") from None
     if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
         raise SuiteJsonError(f"{path}: not a model file (expected {{\"<benchmark>\": {{\"<counter>\": value}}}})")
-    return {families.canonical(k.removesuffix("/manual_time")): {c: float(v) for c, v in d.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)} for k, d in doc.items()}
+    bad = next(((k, c) for k, d in doc.items() for c, v in d.items()
+                if _is_number(v) and not (abs(v) <= sys.float_info.max and math.isfinite(v))), None)
+    if bad:
+        raise SuiteJsonError(f"{path}: {_short(bad[0])}: {bad[1]} is not a finite number")
+    return {families.canonical(k.removesuffix("/manual_time")): {c: float(v) for c, v in d.items() if _is_number(v)}
+            for k, d in doc.items()}
 
 
 def load_or_exit(path, prog):

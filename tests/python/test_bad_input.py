@@ -27,6 +27,58 @@ def _zero_time(entries):
 def _duplicate(entries):
     entries += entries[:3]
 
+def _first(entries, run_type="iteration", family="ceiling/"):
+    return next(e for e in entries if e["run_type"] == run_type and e["run_name"].startswith(family))
+
+
+def _nan_counter(entries):  # issue 25: a NaN bandwidth read as "+nan %" faster
+    next(e for e in entries if "bytes_per_second" in e and e["run_type"] == "iteration")["bytes_per_second"] = float("nan")
+
+
+def _no_time_unit(entries):  # issue 25: read as nanoseconds
+    del _first(entries)["time_unit"]
+
+
+def _odd_time_unit(entries):
+    _first(entries)["time_unit"] = "fortnight"
+
+
+def _huge_integer(entries):  # above 1e308: float() overflows
+    _first(entries)["iterations"] = 10 ** 400
+
+
+def _rename(entries, old, new):
+    for e in entries:
+        if e["run_name"].startswith(old):
+            e["run_name"], e["name"] = (x.replace(old, new, 1) for x in (e["run_name"], e["name"]))
+
+
+def _first_gemm(entries):
+    return _first(entries, family="gemm/")["run_name"].split("/manual_time")[0]
+
+
+def _non_ascii_digit(entries):  # '٣' is a digit to str.isdigit
+    name = _first_gemm(entries)
+    _rename(entries, name, name.replace("m:", "m:\u0663", 1))
+
+
+def _many_digits(entries):  # int() refuses 5000 digits
+    name = _first_gemm(entries)
+    _rename(entries, name, name.replace("m:", "m:" + "9" * 5000, 1))
+
+
+def _same_size_twice(entries):  # m:4092 and m:04092 are one benchmark: the point twice on a curve
+    name = _first_gemm(entries)
+    entries += [dict(e, run_name=e["run_name"].replace("m:", "m:0", 1), name=e["name"].replace("m:", "m:0", 1))
+                for e in entries if e["run_name"].startswith(name + "/")]
+
+
+def _context(key, value):
+    doc = synth.suite_json(only={"ceiling", "gemm"})
+    doc["context"][key] = value
+    return json.dumps(doc)
+
+
 BAD = {
     "not JSON": ("benchmarks.json: this is not json {", "not JSON"),
     "no benchmarks": (json.dumps({"context": {"suite": "gpu-memory-microbench"}}), 'no "benchmarks" list'),
@@ -36,15 +88,35 @@ BAD = {
     "NaN time": (_with(_nan_time), "is not a positive number"),
     "zero time": (_with(_zero_time), "is not a positive number"),
     "duplicate entries": (_with(_duplicate), "is listed twice"),
+    # issue 25: every number, every required field, the context's types, names that look like numbers
+    "NaN counter": (_with(_nan_counter), "bytes_per_second is nan, not a finite number"),
+    "no time_unit": (_with(_no_time_unit), "ceiling/fma: no time_unit"),
+    "unknown time_unit": (_with(_odd_time_unit), "ceiling/fma: unknown time_unit 'fortnight'"),
+    "integer above 1e308": (_with(_huge_integer), "iterations is an integer of 401 digits, not a finite number"),
+    "non-ASCII digit": (_with(_non_ascii_digit), "is not a plain number"),
+    "5000 digits": (_with(_many_digits), "is not a plain number"),
+    "one size twice": (_with(_same_size_twice), "are the same benchmark"),
+    "gpu_name null": (_context("gpu_name", None), "context gpu_name is null, not a string"),
+    "gpu_name number": (_context("gpu_name", 7), "context gpu_name is 7, not a string"),
+    "gpu_name list": (_context("gpu_name", ["H200"]), "context gpu_name is [\"H200\"], not a string"),
+    "bench_code list": (_context("bench_code", ["abc"]), "context bench_code is [\"abc\"], not a string"),
+    "sm_count text": (_context("sm_count", "many"), "context sm_count is 'many', not a number"),
+    "l2_bytes text": (_context("l2_bytes", "50 MB"), "context l2_bytes is '50 MB', not a number"),
 }
 
 
 def args_for(script, bad, good):
-    """compare gets the bad file on either side; the rest take it as their only input."""
-    return [(bad, good), (good, bad)] if script == "compare" else [(bad,)]
+    """compare gets the bad file on either side (node_report, noise_profile too: every reader goes through one
+    check); the rest take it as their only input."""
+    if script == "noise_profile":
+        return [(bad, good, "-o", good.parent / "profile.json"), (good, bad, "-o", good.parent / "profile.json")]
+    return [(bad, good), (good, bad)] if script in ("compare", "node_report") else [(bad,)]
 
 
-@pytest.mark.parametrize("script", ALL_SCRIPTS)
+READERS = ALL_SCRIPTS + ("node_report", "noise_profile", "peer_matrix")
+
+
+@pytest.mark.parametrize("script", READERS)
 @pytest.mark.parametrize("kind", BAD)
 def test_bad_json(script, kind, write_json, make_json):
     content, reason = BAD[kind]
