@@ -358,19 +358,34 @@ def load_or_exit(path, prog):
         raise SystemExit(2) from None
 
 
-def _tracked(path):
-    """True when git tracks `path` (a committed result); False outside a repository or without git."""
+def _git(folder, *args):
+    """git's stdout in `folder`, or None outside a repository or without git."""
     import subprocess
     try:
-        return subprocess.run(["git", "-C", os.path.dirname(path) or ".", "ls-files", "--error-unmatch", "--",
-                               os.path.basename(path)], capture_output=True, timeout=30).returncode == 0
+        r = subprocess.run(["git", "-C", folder, *args], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        return False
+        return None
+    return r.stdout if r.returncode == 0 else None
+
+
+def committed(path):
+    """Why writing `path` would change committed results, or None: git tracks the file (the real one, a link
+    followed), or it lies in a folder under a repository's results/ that git tracks files of (a committed run:
+    a new picture there changes what the run shows)."""
+    real = os.path.realpath(path)
+    folder, name = os.path.split(real)
+    if os.path.exists(real) and _git(folder, "ls-files", "--error-unmatch", "--", name) is not None:
+        return "it is a committed file (pass --force to overwrite it)"
+    prefix = _git(folder, "rev-parse", "--show-prefix")
+    if prefix and prefix.startswith("results/") and _git(folder, "ls-files", "--", ".") not in (None, ""):
+        return f"it is in a committed run's folder {folder} (pass --force to write there)"
+    return None
 
 
 def check_output(out, inputs, prog, force=False):
-    """Exit 2 with one line, before anything is written, when `out` is one of the inputs, a file git tracks
-    (committed results; force=True allows it) or in a folder that does not exist or cannot be written."""
+    """The one rule for every tool that writes a file: exit 2 with one line, before anything is written, when
+    `out` is one of the inputs, a committed file or in a committed run's folder (force=True allows those two),
+    or in a folder that does not exist or cannot be written."""
     out_abs = os.path.abspath(out)
     folder = os.path.dirname(out_abs)
     problem = None
@@ -383,8 +398,69 @@ def check_output(out, inputs, prog, force=False):
         problem = "not writable"
     elif os.path.isdir(out_abs):
         problem = "it is a folder"
-    elif not force and os.path.exists(out_abs) and _tracked(out_abs):
-        problem = "it is a committed file (pass --force to overwrite it)"
+    elif not force and (why := committed(out_abs)):
+        problem = why
     if problem:
         print(f"{prog}: error: refusing to write {out}: {problem}", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(EXIT_UNUSABLE)
+
+
+def write_text(path, text, prog):
+    """Write a tool's output file (text or bytes); a failure while writing (a full disk, an I/O error) is one
+    line, exit 2, and no half-written file is left."""
+    try:
+        with open(path, "wb" if isinstance(text, bytes) else "w", **({} if isinstance(text, bytes) else {"encoding": "utf-8"})) as f:
+            f.write(text)
+    except OSError as e:
+        _remove_partial(path)
+        print(f"{prog}: error: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        raise SystemExit(EXIT_UNUSABLE) from None
+
+
+def save_figure(fig, path, prog, **kw):
+    """fig.savefig through write_text: rendered in memory first (matplotlib does not report every failed write),
+    in the format the file's extension names (png without one); an unknown one is one line, exit 2."""
+    import io
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format=os.path.splitext(os.fspath(path))[1][1:].lower() or "png", **kw)
+    except ValueError as e:
+        print(f"{prog}: error: cannot write {path}: {_short(str(e), 160)}", file=sys.stderr)
+        raise SystemExit(EXIT_UNUSABLE) from None
+    write_text(path, buf.getvalue(), prog)
+
+
+def _remove_partial(path):
+    """Remove what a failed write left, if it is a plain file (never a device such as /dev/full)."""
+    try:
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.remove(path)
+    except OSError:
+        pass
+
+
+def cli(prog):
+    """Decorator for a tool's main(): stdout closed early (`... | head -1`) ends it quietly as cat or grep end,
+    by SIGPIPE (status 141 in the shell), and an exception that escapes (a bug, not bad input: bad input is
+    one line and exit 2) is said so, with its traceback, as exit EXIT_CRASH (70): never 1, which means a
+    verdict (slower, flagged, errors) to compare, node_report and check_errors."""
+    import functools
+    import signal
+    import traceback
+
+    def wrap(main):
+        @functools.wraps(main)
+        def run(argv=None):
+            if hasattr(signal, "SIGPIPE"):
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            try:
+                return main(argv)
+            except (SystemExit, KeyboardInterrupt):
+                raise
+            except Exception as e:  # noqa: BLE001: the point is to catch what nothing else did
+                traceback.print_exc()
+                print(f"{prog}: internal error (a bug, exit {EXIT_CRASH}): {type(e).__name__}: {_short(str(e), 200)}",
+                      file=sys.stderr)
+                return EXIT_CRASH
+        return run
+    return wrap

@@ -49,14 +49,18 @@ def cells(suites, mode):
     return out
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     p.add_argument("json", nargs="+", help="benchmarks.json files written by gpubench, one or more per GPU")
     p.add_argument("--mode", choices=("uni", "bidir"), default="uni", help="link/peer/<mode>/* (default uni)")
     p.add_argument("-o", "--output", help="PNG to write (default: <dir of the first JSON>/peer_matrix.png)")
+    p.add_argument("--force", action="store_true",
+                   help="write the output even where git tracks it or its folder (a committed run)")
     args = p.parse_args(argv)
-    suites = [suite_json.load_or_exit(path, PROG) for path in args.json]
     out = args.output or os.path.join(os.path.dirname(os.path.abspath(args.json[0])), PROG + ".png")
+    suite_json.check_output(out, args.json, PROG, args.force)
+    suites = [suite_json.load_or_exit(path, PROG) for path in args.json]
     got = cells(suites, args.mode)
     if not got:
         print(f"{PROG}: no link/peer/{args.mode}/* results with device and peer_device in the input; "
@@ -83,7 +87,7 @@ def main(argv=None):
     fig.suptitle(f"Peer bandwidth, {args.mode}directional, largest transfer "
                  f"({', '.join(f'{s / 2**20:g} MiB' for s in sizes)})\n{', '.join(names)}")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    suite_json.save_figure(fig, out, PROG, dpi=110)
     plt.close(fig)
     print(f"{PROG}: wrote {out}")
     return 0

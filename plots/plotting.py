@@ -1,10 +1,13 @@
 """What every plot script shares: command line, the 'nothing to plot' rule, stride axes, saving.
 
 Exit status of every plot script: 0 (also when the input has nothing to plot: no PNG then), 2 for an
-unusable input or an output it refuses to write (an input, a committed file without --force, no such folder).
+unusable input or an output it refuses to write (an input, a committed file or a file in a committed run's
+folder without --force, no such folder) or cannot write (a full disk); a closed stdout pipe ends it quietly
+(SIGPIPE, 141 in the shell).
 """
 import argparse
 import os
+import signal
 import sys
 
 import matplotlib
@@ -20,10 +23,13 @@ plain = FuncFormatter(lambda v, _: f"{v:g}")  # 1024, not 2^10 or 1e3
 
 def parse_args(prog, doc, argv):
     """-> (suite, output path). Default output is <dir of the JSON>/<prog>.png, where report.py looks."""
+    if hasattr(signal, "SIGPIPE"):  # `... | head`: end quietly, as suite_json.cli does for the tools
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     p = argparse.ArgumentParser(prog=prog, description=doc)
     p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
     p.add_argument("-o", "--output", help="PNG to write (default: <json dir>/%s.png)" % prog)
-    p.add_argument("--force", action="store_true", help="overwrite the output even when git tracks it")
+    p.add_argument("--force", action="store_true",
+                   help="write the output even where git tracks it or its folder (a committed run)")
     args = p.parse_args(argv)
     suite = suite_json.load_or_exit(args.json, prog)
     out = args.output or os.path.join(os.path.dirname(os.path.abspath(args.json)), prog + ".png")
@@ -72,7 +78,7 @@ def log_values_axis(ax, axis="y"):
 def save(fig, suite, title, out, prog):
     fig.suptitle(f"{title}\n{suite.gpu_name}")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    suite_json.save_figure(fig, out, prog, dpi=110)
     plt.close(fig)
     print(f"{prog}: wrote {out}")
     return 0

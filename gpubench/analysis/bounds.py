@@ -125,6 +125,7 @@ def markdown(suite, only_sizes=None):
     return "\n".join(lines) + "\n"
 
 
+@suite_json.cli("bounds")
 def main(argv=None):
     p = argparse.ArgumentParser(prog="bounds", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")

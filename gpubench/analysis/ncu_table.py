@@ -289,6 +289,7 @@ def tables_md(pairs):
     return "\n".join(out), tally
 
 
+@suite_json.cli("ncu_table")
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ncu_table", description=__doc__.splitlines()[0])
     ap.add_argument("ncu_csv")
@@ -314,8 +315,7 @@ def main(argv=None):
     text = (f"# Nsight Compute cross-check ({suite.gpu_name})\n\n"
             f"One profiled launch per benchmark (`ncu --clock-control none`). {tally.summary()}\n\n" + body)
     if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+        suite_json.write_text(args.output, text, "ncu_table")
     else:
         print(text)
     return 0

@@ -6,7 +6,7 @@ A folder stands for every benchmarks.json below it, as for compare.py (run_all.s
 baselines so).
 
 Exit status: 0 no errors, 1 errors (listed on stderr), 2 a file that is not usable suite JSON, or a folder
-without any.
+without any (or of a run marked FAILED); 70 a bug (a traceback).
 """
 import argparse
 import sys
@@ -17,6 +17,7 @@ from gpubench.regress.compare import InputError, expand
 PROG = "check_errors"
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("json", metavar="RUN.json|FOLDER", help="benchmarks.json written by gpubench --benchmark_out")

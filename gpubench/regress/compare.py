@@ -320,6 +320,7 @@ def build_report(args, bases, cont, metric, chosen):
         mark_floor=chosen.same_gpu, meta=meta)
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", metavar="BASE.json ... CONTENDER.json",

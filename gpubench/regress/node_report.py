@@ -19,7 +19,9 @@ hierarchy/read, L2-sized chases: 5-15 % between healthy H200s). Where the model 
 also worse by more than 3 x that benchmark's between-GPU sigma and more than its range (the largest change seen
 between two healthy GPUs of the model).
 
-Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice)."""
+Exit status: 0 nothing flagged, 1 something flagged, 2 unusable input (a bad file, the same GPU twice) or an
+-o it refuses to write (an input, a committed file or a file in a committed run's folder without --force) or
+cannot write; 70 a bug (a traceback); a closed stdout pipe ends it quietly (SIGPIPE, 141 in the shell)."""
 import argparse
 import math
 import os
@@ -241,6 +243,7 @@ def model_profile(suites, off):
                                        "GPUs of this model).")
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("json", nargs="+", help="benchmarks.json of each GPU of the node")
@@ -251,6 +254,7 @@ def main(argv=None):
     p.add_argument("--all", action="store_true", help="list every compared benchmark, not only the links")
     p.add_argument("--no-profile", action="store_true", help="judge without the model's noise profile")
     p.add_argument("-o", "--output", help="also write the Markdown here")
+    p.add_argument("--force", action="store_true", help="write -o even where git tracks it (a committed report)")
     args = p.parse_args(argv)
     if not 0 < args.margin < 100:
         fail(f"--margin must be a percentage between 0 and 100, got {args.margin:g}")
@@ -259,6 +263,8 @@ def main(argv=None):
     real = [os.path.realpath(f) for f in args.json]
     if len(set(real)) != len(real):
         fail("the same file is given twice")
+    if args.output:
+        suite_json.check_output(args.output, args.json, PROG, args.force)
     suites = [suite_json.load_or_exit(f, PROG) for f in args.json]
     uuids = {}
     for f, s in zip(args.json, suites):
@@ -274,10 +280,9 @@ def main(argv=None):
     rows = compare(tables, judged_names(tables, min_time))
     spreads, profile_line = model_profile(suites, args.no_profile)
     text, flagged = report(args.json, suites, labels, rows, args.margin, min_time, args.all, spreads, profile_line)
-    print(text)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        suite_json.write_text(args.output, text + "\n", PROG)
+    print(text)
     return 1 if flagged else 0
 
 

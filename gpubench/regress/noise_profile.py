@@ -23,7 +23,9 @@ of a model differ (docs/regression-statistics.md), the profile can. Every run mu
 (gpu_name) and carry gpu_uuid; at least two GPUs of one commit (of all, with --same-code).
 
 Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, or with
---same-gpu no GPU with two runs of one code, an output that is an input, a committed file without --force).
+--same-gpu no GPU with two runs of one code, an output that is an input, a committed file or one in a
+committed run's folder without --force, an output that cannot be written); 70 a bug (a traceback); a
+closed stdout pipe ends it quietly (SIGPIPE, 141 in the shell).
 """
 import argparse
 import json
@@ -36,6 +38,7 @@ from gpubench.regress.compare import InputError, expand
 PROG = "noise_profile"
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", metavar="RUN.json|FOLDER", help="full runs of one GPU model on several GPUs")
@@ -59,9 +62,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    with open(args.output, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    suite_json.write_text(args.output, json.dumps(doc, indent=1) + "\n", PROG)
     if args.same_gpu:
         print(f"{args.output}: same-GPU spread of " + ", ".join(
             f"{len(e['same_gpu_sigma'])} benchmarks from {e['runs']} runs on {uuid}" for uuid, e in doc["by_gpu"].items()))
