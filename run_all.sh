@@ -25,10 +25,12 @@ usage: ./run_all.sh [options]
   --ncu                also profile the micro and GEMM kernels with Nsight Compute (ncu.md in the report)
   -h, --help           this text
 environment: MH_GIT_COMMIT, MH_GIT_DIRTY (true/false) name the code in the JSON context where the tree has no
-  .git (default: git rev-parse HEAD, git status; else "unknown"); suite_version comes from the VERSION file.
+  .git (default: git rev-parse HEAD, git status; else "unknown"; inside a git checkout they are ignored, with a
+  line saying so, so a modified tree is never recorded as a clean commit); suite_version comes from the VERSION file.
 exit status: 0 done, nothing regressed; 1 done, regressions against --compare; 2 unusable input (an option,
   --filter, --compare, --out, no GPU, a missing prerequisite); 3 done, benchmarks of --compare missing from
-  the run; 4 the run failed (build, self-check, a benchmark; RUN_DIR/FAILED says why); 5 another
+  the run; 4 the run failed (build, self-check, a benchmark, a tool that crashed, a full disk; RUN_DIR/FAILED
+  says why); 5 another
   run_all.sh is using this GPU (--device all: one of the GPUs); 6 (--device all) done, the node report
   flagged a GPU or link (node/node.md); 130 interrupted (RUN_DIR/FAILED).
 EOF
@@ -141,6 +143,11 @@ while [[ ! -e $probe ]]; do probe=$(dirname "$probe"); done
 # them from MH_GIT_COMMIT / MH_GIT_DIRTY; otherwise "unknown".
 GIT_COMMIT=unknown GIT_DIRTY=unknown SUITE_VERSION=unknown
 if [[ $(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null) == "$(pwd -P)" ]]; then  # not a repository around a copy
+  # git knows: the environment must not record a modified tree as a clean commit
+  for var in MH_GIT_COMMIT MH_GIT_DIRTY; do
+    [[ -z ${!var:-} ]] || echo "run_all.sh: $var ignored: this is a git checkout, git says which code it is" >&2
+    unset "$var"
+  done
   GIT_COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null) || GIT_COMMIT=unknown
   outside=(. ':(exclude)results')
   [[ $BUILD_DIR == /* ]] || outside+=(":(exclude)$BUILD_DIR")
@@ -211,6 +218,22 @@ fi
 START=$SECONDS
 say() { printf '[%4ds] %s\n' $((SECONDS - START)) "$*"; }
 fail() { echo "run_all.sh: error: $*" >&2; exit $EXIT_FAILED; }
+# The one mapping of a Python tool's exit status to this script's: a status the tool documents as a verdict
+# passes (the caller acts on it); anything else -- unusable input (2), a bug (70, or a traceback under any
+# status), a signal -- fails the run (exit 4) with the tool's last stderr line in FAILED. Its stderr is shown
+# and kept in ERR when it said anything.
+tool_ok() {  # name, status, stderr file, verdict statuses...
+  local name=$1 status=$2 err=$3 why
+  shift 3
+  [[ -s $err ]] && cat "$err" >&2
+  if [[ " $* " == *" $status "* ]] && ! grep -q '^Traceback (most recent call last)' "$err" 2>/dev/null; then
+    [[ -s $err ]] || rm -f "$err"
+    return 0
+  fi
+  why=$(grep -v '^[[:space:]]*$' "$err" 2>/dev/null | tail -1 | cut -c1-300) || true  # empty or unreadable: none
+  STAGE="$STAGE: $name failed (exit $status${why:+: $why}; $(basename "$err"))"
+  fail "$name exited with $status (${why:-no message}); see $err"
+}
 
 if [[ $BUILD == 1 ]]; then
   say "building ($BUILD_DIR, Release)"
@@ -233,19 +256,48 @@ if [[ $NODE == 0 ]]; then
 else  # the node's GPU models, joined by '+' where they differ
   SLUG=$(for n in "${NAMES[@]}"; do slug "$n"; done | sort -u | paste -sd+)
 fi
-TOP_DIR=$OUT_ROOT/$SLUG/$(date -u +%Y%m%dT%H%M%SZ)
-[[ -e $TOP_DIR ]] && fail "$TOP_DIR exists; runs are never overwritten"
-mkdir -p "$TOP_DIR" || bad_input "cannot create $TOP_DIR"
+# The run's folder, made atomically (mkdir without -p fails if it exists): runs of one model started in the
+# same second (two GPUs of a node) get <timestamp>, <timestamp>-2, ...; runs are never overwritten.
+mkdir -p "$OUT_ROOT/$SLUG" || bad_input "cannot create $OUT_ROOT/$SLUG"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+TOP_DIR="" k=1
+while [[ -z $TOP_DIR && $k -le 100 ]]; do
+  candidate=$OUT_ROOT/$SLUG/$STAMP
+  [[ $k == 1 ]] || candidate=$candidate-$k
+  if mkdir "$candidate" 2>/dev/null; then
+    TOP_DIR=$candidate
+  else
+    [[ -e $candidate ]] || bad_input "cannot create $candidate"
+  fi
+  k=$((k + 1))
+done
+[[ -n $TOP_DIR ]] || fail "no free run folder name under $OUT_ROOT/$SLUG for $STAMP (100 taken)"
 RUN_DIR=$TOP_DIR  # one GPU's folder: the run's own, or (--device all) TOP_DIR/gpu<i>
 WHO=""            # "GPU i: " in a node run's stages
-# From here on, anything but reaching the end leaves FAILED saying why: the run never looks finished.
+# From here on, anything but reaching the end leaves FAILED saying why: the run never looks finished. Its
+# space is taken now (4 KiB, hidden until needed), so that a disk that fills during the run still gets it.
+RESERVE=$TOP_DIR/.failed-reserve
+head -c 4096 /dev/zero | tr '\0' ' ' >"$RESERVE" 2>/dev/null || rm -f "$RESERVE"
 STAGE="starting" DONE=0
-on_exit() {
-  local rc=$?
-  if [[ $DONE != 1 ]]; then
-    echo "run_all.sh stopped (exit $rc) during: $STAGE" >"$TOP_DIR/FAILED"
-    [[ $RUN_DIR == "$TOP_DIR" || ! -d $RUN_DIR ]] || cp "$TOP_DIR/FAILED" "$RUN_DIR/FAILED"
+write_failed() {  # message: into the reserved space (rewritten in place, then cut), else an ordinary write
+  local msg=$1 bytes
+  bytes=$(printf '%s' "$msg" | wc -c)
+  if [[ -f $RESERVE && $bytes -lt 4096 ]] && mv -f "$RESERVE" "$TOP_DIR/FAILED" 2>/dev/null &&
+     printf '%s\n' "$msg" 1<>"$TOP_DIR/FAILED" 2>/dev/null && truncate -s $((bytes + 1)) "$TOP_DIR/FAILED" 2>/dev/null; then
+    return 0
   fi
+  printf '%s\n' "$msg" >"$TOP_DIR/FAILED"
+}
+on_exit() {
+  local rc=$? msg avail
+  if [[ $DONE != 1 ]]; then
+    msg="run_all.sh stopped (exit $rc) during: $STAGE"
+    avail=$(df -Pk "$TOP_DIR" 2>/dev/null | awk 'NR == 2 { print $4 }')
+    [[ $avail != 0 ]] || msg="$msg; the disk under --out is full (df: 0 KiB available on $(df -P "$TOP_DIR" | awk 'NR == 2 { print $6 }'))"
+    write_failed "$msg"
+    [[ $RUN_DIR == "$TOP_DIR" || ! -d $RUN_DIR ]] || cp "$TOP_DIR/FAILED" "$RUN_DIR/FAILED" 2>/dev/null || true
+  fi
+  rm -f "$RESERVE"
 }
 trap on_exit EXIT
 trap 'STAGE="$STAGE (interrupted)"; exit 130' INT TERM HUP
@@ -256,8 +308,13 @@ selfcheck() {  # log file, [CUDA_VISIBLE_DEVICES for the tests]
   [[ -z ${2:-} ]] || pre=(env "CUDA_VISIBLE_DEVICES=$2")
   STAGE="${WHO}GPU self-check"
   say "${WHO}GPU self-check (ctest -L gpu)"
-  if ! "${pre[@]}" ctest --test-dir "$BUILD_DIR" -L gpu -j4 --output-on-failure >"$log" 2>&1; then
-    grep -E "Failed|FAILED|Error" "$log" | head -20 >&2
+  # --no-tests=error: a build folder without the GPU tests (--no-build on a bare one) must not pass as checked
+  if ! "${pre[@]}" ctest --test-dir "$BUILD_DIR" -L gpu -j4 --no-tests=error --output-on-failure >"$log" 2>&1; then
+    grep -E "Failed|FAILED|Error|No tests were found" "$log" | head -20 >&2
+    if grep -q "No tests were found" "$log"; then
+      STAGE="${WHO}GPU self-check: no GPU tests in $BUILD_DIR (build gpu_tests, or drop --no-build)"
+      fail "no GPU tests found in $BUILD_DIR: refusing to publish numbers unchecked"
+    fi
     STAGE="${WHO}GPU self-check failed ($(basename "$log"))"
     fail "GPU self-check failed: refusing to publish numbers ($log)"
   fi
@@ -321,9 +378,17 @@ check_run() {  # JSON, file for the skip reasons
   local json=$1 skipped=$2 status
   STAGE="${WHO}checking for benchmark errors"
   set +e
-  "$PY" -m gpubench check_errors "$json" >"$skipped"
+  "$PY" -m gpubench check_errors "$json" >"$skipped" 2>"$skipped.stderr"
   status=$?
   set -e
+  # 1 with the errors listed on stderr: benchmark errors; 2 (an unusable file: a disk full under gpubench?), a
+  # crash, or 1 with nothing said (it could not even write its stderr): the check itself failed
+  if [[ $status -ne 1 || ! -s $skipped.stderr ]]; then
+    tool_ok check_errors "$status" "$skipped.stderr" 0
+  else
+    cat "$skipped.stderr" >&2
+    rm -f "$skipped.stderr"
+  fi
   if [[ -s $skipped ]]; then
     say "$(wc -l <"$skipped") benchmarks skipped on this GPU ($(basename "$skipped")):"
     sed 's/^check_errors: skipped /  /' "$skipped"
@@ -365,11 +430,12 @@ run_gpu() {  # how the GPU is named in the progress line
     allow=()
     [[ $FILTER == . ]] || allow=(--allow-missing)  # a subset misses the rest of a full baseline by design
     set +e
-    "$PY" -m gpubench compare "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt"
+    "$PY" -m gpubench compare "${allow[@]}" "$COMPARE" "$RUN_DIR/benchmarks.json" >"$RUN_DIR/compare.txt" \
+      2>"$RUN_DIR/compare.stderr"
     rc=$?
     set -e
     cat "$RUN_DIR/compare.txt"
-    [[ $rc -eq 0 || $rc -eq 1 || $rc -eq 3 ]] || fail "compare.py exited with $rc on $RUN_DIR/benchmarks.json"
+    tool_ok compare "$rc" "$RUN_DIR/compare.stderr" 0 1 3  # 1 regressions, 3 missing: verdicts
   fi
 
   STAGE="${WHO}plots and report"
@@ -438,10 +504,11 @@ NODE_DIR=$TOP_DIR/node
 mkdir -p "$NODE_DIR"
 say "node report ($N GPUs, margin $MARGIN %) -> $NODE_DIR/node.md"
 set +e
-(cd "$TOP_DIR" && "$PY" -m gpubench node_report --margin "$MARGIN" "${JSONS[@]}" -o node/node.md >/dev/null)
+(cd "$TOP_DIR" && "$PY" -m gpubench node_report --margin "$MARGIN" "${JSONS[@]}" -o node/node.md >/dev/null \
+  2>node/node_report.stderr)
 node_rc=$?
 set -e
-[[ $node_rc -eq 0 || $node_rc -eq 1 ]] || fail "node_report.py exited with $node_rc on ${JSONS[*]}"
+tool_ok node_report "$node_rc" "$NODE_DIR/node_report.stderr" 0 1  # 1: flagged, a verdict
 if [[ $N -gt 1 ]]; then
   STAGE="peer matrices"
   for mode in uni bidir; do

@@ -250,6 +250,88 @@ def test_self_check_skipped_on_a_gpu_machine_shows_why(env):
     assert "no CUDA device in the stand-in" in (run / "FAILED").read_text()
 
 
+def test_no_build_with_no_tests_fails(env):
+    """Issue 25: --no-build on a build folder without the GPU tests passed the self-check ("No tests were
+    found") and published."""
+    e, tmp = env
+    (tmp / "build" / "CTestTestfile.cmake").unlink()
+    r = run_all(e, "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "no GPU tests found" in r.stderr
+    (run,) = runs(tmp / "out")
+    assert "no GPU tests in" in (run / "FAILED").read_text() and not (run / "report.md").exists()
+
+
+def crash_in(e, tmp, tool):
+    """An environment in which `python3 -m gpubench TOOL` crashes with a traceback (a bug's stand-in): a
+    sitecustomize makes suite_json.load raise TypeError in that tool only."""
+    (tmp / "crash").mkdir(exist_ok=True)
+    (tmp / "crash" / "sitecustomize.py").write_text(
+        "import sys\n"
+        f"if sys.argv[1:2] == [{tool!r}]:\n"
+        "    import gpubench.suite_json as s\n"
+        "    def load(path):\n"
+        "        raise TypeError('a stand-in bug')\n"
+        "    s.load = load\n")
+    return dict(e, PYTHONPATH=f"{ROOT}:{tmp / 'crash'}")
+
+
+def test_compare_crash_is_exit_4_not_regressions(env):
+    """Issue 25: a crash inside compare (a traceback, exit 1) was reported as "regressions ... see compare.txt"
+    with an empty compare.txt."""
+    e, tmp = env
+    synth.write(tmp / "base.json", only={"ceiling", "sync"}, seed=3)
+    r = run_all(crash_in(e, tmp, "compare"), "--no-build", "--out", tmp / "out", "--compare", tmp / "base.json")
+    assert r.returncode == 4, r.stdout + r.stderr
+    assert "regressions" not in r.stderr and "TypeError: a stand-in bug" in r.stderr
+    (run,) = runs(tmp / "out")
+    failed = (run / "FAILED").read_text()
+    assert "compare failed (exit 70" in failed and "a stand-in bug" in failed and "compare.stderr" in failed
+    assert "Traceback" in (run / "compare.stderr").read_text()
+
+
+def test_check_errors_crash_is_not_benchmark_errors(env):
+    e, tmp = env
+    r = run_all(crash_in(e, tmp, "check_errors"), "--no-build", "--out", tmp / "out")
+    assert r.returncode == 4 and "check_errors failed (exit 70" in (runs(tmp / "out")[0] / "FAILED").read_text()
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or os.geteuid() != 0, reason="needs root and unshare (a tmpfs)")
+def test_full_disk_leaves_FAILED_that_says_why(env):
+    """Issue 25: a full disk under --out must still end with a FAILED file saying why. --out is a tmpfs of a
+    few pages in a private mount namespace: gpubench's JSON fills it."""
+    e, tmp = env
+    out = tmp / "small"
+    out.mkdir()
+    big = tmp / "big.json"
+    synth.write(big, only={"ceiling", "sync", "gemm", "coalescing"})
+    script = (f'mount -t tmpfs -o size=32k tmpfs {out} || {{ echo "no mount"; exit 99; }}; '
+              f'bash {RUN_ALL} --no-build --out {out}; rc=$?; echo "== FAILED:"; cat {out}/h200/*/FAILED; exit $rc')
+    r = subprocess.run(["unshare", "-m", "bash", "-c", script], env=dict(e, FAKE_JSON=str(big)), capture_output=True,
+                       text=True, timeout=300)
+    if "no mount" in r.stdout:
+        pytest.skip("cannot mount a tmpfs here")
+    assert r.returncode == 4, r.stdout + r.stderr
+    failed = r.stdout.split("== FAILED:")[1].strip()
+    assert failed.startswith("run_all.sh stopped (exit 4) during: checking for benchmark errors: check_errors failed"), r.stdout
+    assert "the disk under --out is full" in failed
+
+
+def test_runs_started_in_the_same_second_get_their_own_folders(env):
+    """Issue 25: ./run_all.sh --device 0 & ./run_all.sh --device 1 & on two GPUs of one model started in the same
+    second: one failed "exists; runs are never overwritten". A stand-in date gives both the same second."""
+    e, tmp = env
+    executable(tmp / "bin" / "nvidia-smi", nvidia_smi(2))
+    executable(tmp / "bin" / "date", "#!/bin/sh\necho 20260101T000000Z\n")
+    procs = [subprocess.Popen(["bash", str(RUN_ALL), "--no-build", "--device", str(d), "--out", str(tmp / "out")],
+                              env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for d in (0, 1)]
+    results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    assert [rc for _, _, rc in results] == [0, 0], results
+    assert sorted(p.name for p in runs(tmp / "out")) == ["20260101T000000Z", "20260101T000000Z-2"]
+    assert all((p / "report.md").exists() and not (p / "FAILED").exists() for p in runs(tmp / "out"))
+    r = run_all(e, "--no-build", "--out", tmp / "out")  # and a third, later, in that second too
+    assert r.returncode == 0 and (tmp / "out" / "h200" / "20260101T000000Z-3" / "report.md").exists()
+
+
 def test_second_run_on_the_same_gpu_refuses(env):
     e, tmp = env
     holder = subprocess.Popen(["flock", str(tmp / f"gpubench-{UUID}.lock"), "sleep", "60"])
@@ -295,13 +377,25 @@ def bench_code(root):
     return hashlib.sha256(lines.encode()).hexdigest()[:16]
 
 
+def copy_without_git(tmp):
+    """The tree as sent to a GPU machine: what run_all.sh uses, no .git."""
+    copy = tmp / "copy"
+    copy.mkdir()
+    for name in ("run_all.sh", "VERSION", "CMakeLists.txt", "cmake", "harness", "micro", "gemm", "model", "gpubench",
+                 "plots"):
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, copy / name)
+    return copy
+
+
 def test_code_identity_from_the_environment_goes_to_the_json_context(env):
     """A copy of the tree without .git (the GPU machine's) names its code with MH_GIT_COMMIT/MH_GIT_DIRTY;
     Google Benchmark's own --benchmark_context puts them, the VERSION file and bench_code (a hash of the
     files gpubench is built from, whatever git says) in the JSON context."""
     e, tmp = env
     commit = "0123456789abcdef0123456789abcdef01234567"
-    r = run_all(dict(e, MH_GIT_COMMIT=commit, MH_GIT_DIRTY="true"), "--no-build", "--out", tmp / "out")
+    copy = copy_without_git(tmp)
+    r = subprocess.run(["bash", str(copy / "run_all.sh"), "--no-build", "--out", str(tmp / "out")], capture_output=True,
+                       text=True, timeout=300, env=dict(e, MH_GIT_COMMIT=commit, MH_GIT_DIRTY="true"))
     assert r.returncode == 0, r.stdout + r.stderr
     version = (ROOT / "VERSION").read_text().strip()
     assert context_flag(tmp) == {"git_commit": commit, "git_dirty": "true", "suite_version": version,
@@ -328,9 +422,25 @@ def test_code_identity_from_git_when_the_environment_is_silent(env):
 @pytest.mark.parametrize("var, value", [("MH_GIT_COMMIT", "abc,git_dirty=false"), ("MH_GIT_DIRTY", "maybe")])
 def test_bad_code_identity_is_one_line_exit_2(env, var, value):
     e, tmp = env
-    r = run_all(dict(e, **{var: value}), "--no-build", "--out", tmp / "out")
+    copy = copy_without_git(tmp)
+    r = subprocess.run(["bash", str(copy / "run_all.sh"), "--no-build", "--out", str(tmp / "out")], capture_output=True,
+                       text=True, timeout=300, env=dict(e, **{var: value}))
     assert r.returncode == 2 and var in one_line(r)
     assert not (tmp / "out").exists()
+
+
+@pytest.mark.skipif(not shutil.which("git"), reason="needs git")
+def test_code_identity_from_the_environment_is_ignored_in_a_checkout(env):
+    """Issue 25: MH_GIT_COMMIT/MH_GIT_DIRTY overrode git inside a real checkout (a modified tree recorded as a
+    clean commit); the help says they apply where there is no .git."""
+    e, tmp = env
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("the tree under test is not a git checkout")
+    r = run_all(dict(e, MH_GIT_COMMIT="0" * 40, MH_GIT_DIRTY="false"), "--no-build", "--out", tmp / "out")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert context_flag(tmp)["git_commit"] == head.stdout.strip()
+    assert "MH_GIT_COMMIT ignored: this is a git checkout" in r.stderr
 
 
 # ---- --device all: every GPU of the node, a node report, the peer matrices (issue 17) ----
