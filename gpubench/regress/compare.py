@@ -50,10 +50,14 @@ json (every verdict with its numbers); docs/compare-output.md describes them.
 
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
 suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
-noise profile malformed or of another GPU model); 3
-nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0).
+noise profile malformed or of another GPU model, a run marked FAILED by run_all.sh, a run -- contender or
+baseline -- in which no benchmark ran: every one errored or was skipped, so there is nothing to compare); 3
+nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0); 70 a bug
+(a traceback). A closed stdout pipe (compare ... | head) ends it quietly by SIGPIPE (141 in the shell).
+Folders are searched through symbolic links (a link loop is walked once).
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -78,12 +82,42 @@ class InputError(Exception):
     """Unusable command line input; the message is one line."""
 
 
+FAILED_FILE = "FAILED"  # run_all.sh leaves it in a run's folder (and a node run's) when the run did not finish
+
+
+def run_files(folder):
+    """Every benchmarks.json (or .gz) below `folder`, sorted, following symbolic links to folders (a run linked
+    into a folder of baselines is one of them) but never into a folder already walked (a link loop)."""
+    found, walked = [], set()
+    for top, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in walked:
+            dirs[:] = []
+            continue
+        walked.add(real)
+        found += [Path(top) / f for f in files if f in RUN_FILES]
+    return sorted(found)
+
+
+def refuse_failed(path):
+    """InputError when `path` is a run run_all.sh marked FAILED (in its folder, or a node run's above it): an
+    unfinished run is no baseline, no contender, and no input of a noise profile."""
+    folder = Path(path).parent
+    for where in (folder, folder.parent):
+        if (where / FAILED_FILE).is_file():
+            raise InputError(f"{path}: its run failed ({where / FAILED_FILE} says why); not used")
+
+
 def expand(arg, last):
-    """A file as it is; a folder: every benchmarks.json (or benchmarks.json.gz) below it, sorted (exactly one for the contender)."""
+    """A file as it is; a folder: every benchmarks.json (or benchmarks.json.gz) below it, sorted (exactly one for
+    the contender); a run marked FAILED is refused (InputError)."""
     p = Path(arg)
     if not p.is_dir():
+        refuse_failed(p)
         return [p]
-    found = sorted(f for name in RUN_FILES for f in p.rglob(name))
+    found = run_files(p)
+    for f in found:
+        refuse_failed(f)
     if not found:
         raise InputError(f"{arg}: a folder without any {RUN_FILE} below it")
     if last and len(found) != 1:
@@ -152,10 +186,15 @@ def read_profile(path):
         noise.profile_ranges(doc)
         for board in doc.get("by_board") or {}:
             noise.profile_for_board(doc, board)
+        bad = next((r for r in doc["runs"] if not isinstance(r, dict) or not isinstance(r.get("gpu_uuid", ""), str)), None)
+        if bad is not None:
+            raise ValueError(f"not a noise profile: a run {json.dumps(bad)[:60]} without a gpu_uuid string")
     except suite_json.SuiteJsonError as e:
         raise InputError(str(e)) from None
     except ValueError as e:
         raise InputError(f"{path}: {e}") from None
+    except (TypeError, KeyError, AttributeError, OverflowError) as e:  # malformed in a way not checked above
+        raise InputError(f"{path}: not a noise profile ({type(e).__name__}: {e})") from None
     return doc
 
 
@@ -354,6 +393,13 @@ def main(argv=None):
         return EXIT_UNUSABLE
     bases = [suite_json.load_or_exit(b, PROG) for b in base_paths]
     cont = suite_json.load_or_exit(cont_path, PROG)
+    # A run in which nothing ran compares as "nothing slower" and would pass: unusable input, like a file without
+    # benchmarks (exit 2, not 3: nothing is missing by name, the run itself is no measurement).
+    for side, suite in [("baseline", b) for b in bases] + [("contender", cont)]:
+        if not suite.ok():
+            print(f"{PROG}: error: {suite.path}: no benchmark of the {side} ran ({len(suite.errors())} errored, "
+                  f"{len(suite.skips())} skipped): nothing to compare", file=sys.stderr)
+            return EXIT_UNUSABLE
     metric = suite_json.TIME if args.metric == "time" else args.metric
     for side, suite in [("baseline", b) for b in bases] + [("contender", cont)]:
         if suite.ok() and not any(metric in r.samples for r in suite.ok()):

@@ -12,7 +12,8 @@ every run is on that GPU: the threshold is then max(k x noise, the same-GPU spre
 benchmarks it lacks. Build it from at least three runs per GPU, better five or more: a spread from two
 runs is a guess.
 
-A folder stands for every benchmarks.json below it. The sigma of a benchmark is the relative standard
+A folder stands for every benchmarks.json below it (symbolic links followed; a run marked FAILED by run_all.sh
+is refused, exit 2). The sigma of a benchmark is the relative standard
 deviation of one median per GPU (gpubench/regress/profile.py: profile_spread(); unthrottled samples or, where a GPU throttled in
 every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
 the commits; --same-code takes every run as one code (say it when the commits differ only in scripts or
