@@ -51,7 +51,8 @@ json (every verdict with its numbers); docs/compare-output.md describes them.
 Exit status: 0 nothing slower and nothing missing; 1 something slower; 2 unusable input (a file that is not
 suite JSON, a NaN or non-positive time, a metric no benchmark has, a folder without benchmarks.json, a
 noise profile malformed or of another GPU model, a run marked FAILED by run_all.sh, a run -- contender or
-baseline -- in which no benchmark ran: every one errored or was skipped, so there is nothing to compare); 3
+baseline -- in which no benchmark ran: every one errored or was skipped, so there is nothing to compare; a
+contender that lists none misses them all: 3); 3
 nothing slower but benchmarks of the baselines are missing from the contender (--allow-missing: 0); 70 a bug
 (a traceback). A closed stdout pipe (compare ... | head) ends it quietly by SIGPIPE (141 in the shell).
 Folders are searched through symbolic links (a link loop is walked once).
@@ -393,10 +394,11 @@ def main(argv=None):
         return EXIT_UNUSABLE
     bases = [suite_json.load_or_exit(b, PROG) for b in base_paths]
     cont = suite_json.load_or_exit(cont_path, PROG)
-    # A run in which nothing ran compares as "nothing slower" and would pass: unusable input, like a file without
-    # benchmarks (exit 2, not 3: nothing is missing by name, the run itself is no measurement).
+    # A run whose benchmarks all errored or were skipped compares as "nothing slower" and would pass: unusable
+    # input (exit 2, not 3: nothing is missing by name, the run is no measurement). A contender that lists no
+    # benchmark at all misses every one of the baselines' (exit 3, as before); a baseline that lists none is 2.
     for side, suite in [("baseline", b) for b in bases] + [("contender", cont)]:
-        if not suite.ok():
+        if not suite.ok() and (suite.records or side == "baseline"):
             print(f"{PROG}: error: {suite.path}: no benchmark of the {side} ran ({len(suite.errors())} errored, "
                   f"{len(suite.skips())} skipped): nothing to compare", file=sys.stderr)
             return EXIT_UNUSABLE
