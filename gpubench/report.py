@@ -432,6 +432,7 @@ def render(suite, report_path):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+@suite_json.cli(PROG)
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     p.add_argument("json", help="benchmarks.json written by gpubench --benchmark_out")
@@ -447,8 +448,7 @@ def main(argv=None):
     if out == "-":
         sys.stdout.write(text)
     else:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
+        suite_json.write_text(out, text, PROG)
         print(f"{PROG}: wrote {out}")
     return 0
 
