@@ -1,23 +1,34 @@
-"""Shared fixtures: suite JSON built from a recorded H200 run (tests/python/synth.py) and a runner for the
-plots/ scripts."""
+"""Shared fixtures: suite JSON built from a recorded H200 run (tests/python/synth.py), runners for the tools and
+the plots/ scripts (run: a subprocess, as a user runs them; call: main(argv) in this process), and the committed
+runs read once per test process."""
+import contextlib
+import functools
+import importlib
+import io
 import json
+import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "plots"
-# Tools of the package by name (python3 -m gpubench NAME); everything else is a picture script (python3 -m plots.NAME).
-TOOLS = ("compare", "node_report", "noise_profile", "check_errors", "report", "bounds", "ncu_table", "families")
+RESULTS_DIR = ROOT / "results"
 
 from gpubench import families
+from gpubench import suite_json
+from gpubench.__main__ import TOOLS as TOOL_MODULES
+from gpubench.regress.compare import RUN_FILES
 import synth
 
 PLOT_SCRIPTS = tuple(families.plots())  # every picture the family registry names
 ALL_SCRIPTS = PLOT_SCRIPTS + ("report", "compare", "bounds", "check_errors")
 SHAPES = ("1.7.1", "1.8.3")
+# Tools of the package by name (python3 -m gpubench NAME); everything else is a picture script (python3 -m plots.NAME).
+TOOLS = tuple(TOOL_MODULES)
 
 
 def run(script, *args):
@@ -26,6 +37,64 @@ def run(script, *args):
     module = ["gpubench", script] if script in TOOLS else [f"plots.{script}"]
     return subprocess.run([sys.executable, "-m", *module, *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
+
+
+def call(script, *args):
+    """What run() gives, from the tool's or picture script's main(argv) called in this process (from the
+    repository root, stdout and stderr captured, a SystemExit taken for the exit status, warnings written to
+    stderr as the interpreter would): no interpreter or matplotlib start-up per call. run() stays for one test
+    per tool, which checks the real command line."""
+    module = importlib.import_module(TOOL_MODULES[script] if script in TOOLS else f"plots.{script}")
+    argv = [str(a) for a in args]
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        os.chdir(ROOT)
+        try:
+            code = module.main(argv)
+        except SystemExit as e:
+            code = e.code
+        finally:
+            os.chdir(here)
+    for w in seen:
+        err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno))
+    if code is not None and not isinstance(code, int):  # sys.exit("message"): the message and status 1
+        err.write(f"{code}\n")
+        code = 1
+    return subprocess.CompletedProcess([script, *argv], code or 0, out.getvalue(), err.getvalue())
+
+
+def run_files(folder):
+    """Every run file below folder as compare.py finds them (benchmarks.json, or benchmarks.json.gz as committed
+    runs are stored), sorted."""
+    return sorted(f for name in RUN_FILES for f in Path(folder).rglob(name))
+
+
+def run_file(folder):
+    """The one run file directly in folder (benchmarks.json or benchmarks.json.gz)."""
+    found = [Path(folder) / name for name in RUN_FILES if (Path(folder) / name).is_file()]
+    assert len(found) == 1, f"{folder}: {len(found)} run files"
+    return found[0]
+
+
+_load = suite_json.load
+
+
+@functools.lru_cache(maxsize=None)
+def _committed(path):
+    return _load(path)
+
+
+def committed(path):
+    """suite_json.load, but a committed run (below results/) is read once per test process: those files do not
+    change, and the tests and the tools they call only read the Suite (about 4 MB each)."""
+    return _committed(Path(path)) if RESULTS_DIR in Path(path).resolve().parents else _load(path)
+
+
+@pytest.fixture
+def committed_loads(monkeypatch):
+    """Tools called in-process (call()) read committed runs through committed(): once, not once per tool."""
+    monkeypatch.setattr(suite_json, "load", committed)
 
 
 @pytest.fixture

@@ -11,17 +11,16 @@ import pytest
 
 from gpubench import families
 from gpubench.regress import noise, profile
-from gpubench import suite_json
-from conftest import run
+from conftest import call, committed, run, run_file
 from test_bad_input import BAD
 from test_compare import QUIET, SLOWED, cells, listed, with_context
-from test_noise import committed, reps, suite
+from test_noise import committed as committed_file, reps, suite
 from test_results import FINAL as FINAL_RUNS, HELD_OUT, NEW as NEW_RUNS, SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
 # The final benchmark code's runs (d2cea90 and 9ef3d41): twelve H200s (different gpu_uuid) on twelve machines.
-FINAL = FINAL_RUNS
+FINAL = tuple(run_file(ROOT / "results" / "h200" / r) for r in FINAL_RUNS)
 COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 HBM64 = "coalescing/read/hbm/stride:64"
 
@@ -145,8 +144,8 @@ def test_script_writes_the_profile(make_json, tmp_path):
     assert doc["between_gpu_range"][HBM64] == pytest.approx(0.1, abs=0.01) and noise.profile_ranges(doc) == doc["between_gpu_range"]
     # of two commits, one GPU each: no spread within a commit, unless --same-code says they are one code
     with_context(b, git_commit="b" * 40)
-    assert run("noise_profile", tmp_path / "runs", "-o", out).returncode == 2
-    r = run("noise_profile", tmp_path / "runs", "-o", out, "--same-code")
+    assert call("noise_profile", tmp_path / "runs", "-o", out).returncode == 2
+    r = call("noise_profile", tmp_path / "runs", "-o", out, "--same-code")
     assert r.returncode == 0 and "--same-code" in json.loads(out.read_text())["derived"]
 
 
@@ -161,25 +160,23 @@ def test_script_bad_input(make_json, tmp_path, write_json):
     one = with_context(make_json("a.json"), gpu_uuid="GPU-1")
     other = with_context(make_json("b.json", gpu_name="NVIDIA H100"), gpu_uuid="GPU-2")
     out = tmp_path / "p.json"
-    one_line_exit_2(run("noise_profile", one, other, "-o", out), "noise_profile: error:", "different GPU models")
-    one_line_exit_2(run("noise_profile", one, make_json("c.json"), "-o", out), "no gpu_uuid")
-    one_line_exit_2(run("noise_profile", one, "-o", out), "at least two")
-    one_line_exit_2(run("noise_profile", one, other, "-o", one), "refusing to write", "an input")
-    one_line_exit_2(run("noise_profile", tmp_path / "nothing_here", "-o", out), "no such file")
+    one_line_exit_2(call("noise_profile", one, other, "-o", out), "noise_profile: error:", "different GPU models")
+    one_line_exit_2(call("noise_profile", one, make_json("c.json"), "-o", out), "no gpu_uuid")
+    one_line_exit_2(call("noise_profile", one, "-o", out), "at least two")
+    one_line_exit_2(call("noise_profile", one, other, "-o", one), "refusing to write", "an input")
+    one_line_exit_2(call("noise_profile", tmp_path / "nothing_here", "-o", out), "no such file")
     for content, reason in BAD.values():
-        one_line_exit_2(run("noise_profile", one, write_json(content), "-o", out), reason)
+        one_line_exit_2(call("noise_profile", one, write_json(content), "-o", out), reason)
     assert not out.exists()
-    r = run("noise_profile", one)
+    r = call("noise_profile", one)
     assert r.returncode == 2 and "-o" in r.stderr
 
 
-def test_committed_profile_is_what_the_script_makes(tmp_path):
-    """results/h200/noise_profile.json is derived from the 25 same-code runs (24 GPUs), nothing else. Its
-    "derived" text names the script by its path from before the package (plots/noise_profile.py): the rest is
-    compared."""
+def test_committed_profile_is_what_the_script_makes(tmp_path, committed_loads):
+    """results/h200/noise_profile.json is derived from the 25 same-code runs (24 GPUs), nothing else."""
     out = tmp_path / "p.json"
     paths = [p.relative_to(ROOT) for p in SAME_CODE]
-    r = run("noise_profile", *paths, "-o", out, "--same-code")
+    r = call("noise_profile", *paths, "-o", out, "--same-code")  # from the repository root, as the paths are
     assert r.returncode == 0, r.stderr
     made, committed = json.loads(out.read_text()), json.loads(COMMITTED.read_text())
     assert made.pop("derived").split(" from ")[1:] == committed.pop("derived").split(" from ")[1:]
@@ -208,35 +205,35 @@ def pair(make_json):
 def test_profile_lifts_the_threshold_for_another_gpu_of_the_model(pair, tmp_path):
     base, other, same = pair
     prof = profile_file(tmp_path, {HBM64: 0.05})
-    r = run("compare", base, other, "--profile", prof)
+    r = call("compare", base, other, "--profile", prof)
     assert r.returncode == 0, r.stdout
     assert cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]  # max(5 %, 3 x 5 %)
     assert f"noise profile: {prof} (NVIDIA H200, between-GPU sigma of 1 benchmarks from 2 GPUs)" in r.stdout
     assert "noise from 1 baseline run(s) and the profile" in r.stdout
     # the same GPU, another process: the profile applies too
-    r = run("compare", base, same, "--profile", prof)
+    r = call("compare", base, same, "--profile", prof)
     assert r.returncode == 0 and cells(r.stdout, HBM64)[6:8] == ["15.0%", "same"]
     # --no-profile: the old verdict
-    r = run("compare", base, other, "--no-profile")
+    r = call("compare", base, other, "--no-profile")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64] and "noise profile: off" in r.stdout
 
 
 def test_benchmarks_missing_from_the_profile_keep_the_old_rule(pair, tmp_path):
     base, other, _ = pair
-    r = run("compare", base, other, "--profile", profile_file(tmp_path, {"ceiling/fma": 0.5}))
+    r = call("compare", base, other, "--profile", profile_file(tmp_path, {"ceiling/fma": 0.5}))
     assert r.returncode == 1 and cells(r.stdout, HBM64)[6:8] == [f"{noise.FLOOR:.1%}", "slower"]
 
 
 def test_files_without_gpu_uuid_do_not_use_it(make_json, tmp_path):
     """Runs from before gpu_uuid cannot say whether they ran on one GPU: no profile."""
-    r = run("compare", make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={HBM64: 1.1}),
+    r = call("compare", make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={HBM64: 1.1}),
             "--profile", profile_file(tmp_path, {HBM64: 0.05}))
     assert r.returncode == 1 and "noise profile: not used" in r.stdout
 
 
 def test_the_committed_profile_is_found_by_the_gpu_name(pair):
     base, other, _ = pair
-    r = run("compare", base, other)
+    r = call("compare", base, other)
     assert f"noise profile: {COMMITTED} (NVIDIA H200" in r.stdout and "from 24 GPUs" in r.stdout
     doc = json.loads(COMMITTED.read_text())
     sigma, spread = doc["between_gpu_sigma"][HBM64], doc["between_gpu_range"][HBM64]
@@ -245,7 +242,7 @@ def test_the_committed_profile_is_found_by_the_gpu_name(pair):
 
 def test_no_profile_for_the_model_is_said(make_json):
     base = with_context(make_json("a.json", gpu_name="NVIDIA B300", noise=QUIET), gpu_uuid="GPU-1")
-    r = run("compare", base, with_context(make_json("b.json", seed=1, gpu_name="NVIDIA B300", noise=QUIET),
+    r = call("compare", base, with_context(make_json("b.json", seed=1, gpu_name="NVIDIA B300", noise=QUIET),
                                           gpu_uuid="GPU-2"))
     assert r.returncode == 0 and f"noise profile: none at {ROOT / 'results' / 'b300' / 'noise_profile.json'}" in r.stdout
 
@@ -254,7 +251,7 @@ def test_profile_of_another_model_is_unusable(pair, tmp_path):
     base, other, same = pair
     h100 = profile_file(tmp_path, {HBM64: 0.05}, gpu_name="NVIDIA H100")
     for cont in (other, same):  # given, it is checked even where the comparison does not need it
-        one_line_exit_2(run("compare", base, cont, "--profile", h100), "compare: error:", "'NVIDIA H100'", "'NVIDIA H200'")
+        one_line_exit_2(call("compare", base, cont, "--profile", h100), "compare: error:", "'NVIDIA H100'", "'NVIDIA H200'")
 
 
 @pytest.mark.parametrize("content, reason", [("{not json", "not JSON"), ("[1, 2]", "not a noise profile"),
@@ -265,9 +262,9 @@ def test_malformed_profile_is_unusable(pair, tmp_path, content, reason):
     bad = tmp_path / "bad_profile.json"
     bad.write_text(content)
     for cont in (other, same):  # a bad file given is bad input whether or not this comparison needs it
-        one_line_exit_2(run("compare", base, cont, "--profile", bad), f"compare: error: {bad}", reason)
-    one_line_exit_2(run("compare", base, other, "--profile", tmp_path / "absent.json"), "no such file")
-    r = run("compare", base, other, "--profile", bad, "--no-profile")
+        one_line_exit_2(call("compare", base, cont, "--profile", bad), f"compare: error: {bad}", reason)
+    one_line_exit_2(call("compare", base, other, "--profile", tmp_path / "absent.json"), "no such file")
+    r = call("compare", base, other, "--profile", bad, "--no-profile")
     assert r.returncode == 2 and "not allowed with" in r.stderr
 
 
@@ -275,12 +272,12 @@ def test_malformed_profile_is_unusable(pair, tmp_path, content, reason):
 
 @pytest.fixture(scope="module")
 def final():
-    return [suite_json.load(committed(c)) for c in FINAL]
+    return [committed(p) for p in FINAL]
 
 
 @functools.lru_cache(maxsize=1)
 def same_code_runs():
-    return tuple(suite_json.load(p) for p in SAME_CODE)
+    return tuple(committed(p) for p in SAME_CODE)
 
 
 def profile_without(uuids):
@@ -299,7 +296,7 @@ def new_and_before(final):
     return new, profile_without({s.context["gpu_uuid"] for s in new})
 
 
-def test_final_pairs_are_clean_with_the_committed_profile(final):
+def test_final_pairs_are_clean_with_the_committed_profile(final, committed_loads):
     """As a user runs compare: every ordered pair of the six runs of 9ef3d41 (one commit, six machines), and
     each of them against a run of d2cea90 (the same benchmark code; compare says "different code", the commits
     differ) both ways: exit 0, nothing slower or faster. In sample: the committed profile holds these GPUs and
@@ -310,10 +307,10 @@ def test_final_pairs_are_clean_with_the_committed_profile(final):
     pairs = [(a, b, "same code") for a in new for b in new if a != b]
     pairs += [(a, b, "different code") for x, y in zip(d2, new) for a, b in ((x, y), (y, x))]
     for a, b, code in pairs:
-        r = run("compare", a, b)
+        r = call("compare", a, b)
         assert r.returncode == 0 and listed(r.stdout, "Slower") == listed(r.stdout, "Faster") == [], (a, b)
         assert f"noise profile: {COMMITTED}" in r.stdout and f"case: same GPU model; {code}" in r.stdout
-    assert 1 in {run("compare", d2[0], b, "--no-profile").returncode for b in new}
+    assert 1 in {call("compare", d2[0], b, "--no-profile").returncode for b in new}
 
 
 KW = dict(host_bound=families.host_bound, unjudged=families.unjudged)  # as compare.py between GPUs
@@ -396,7 +393,7 @@ def test_held_out_gpus_against_the_committed_profile(final):
     final runs as baselines two of three flag nothing, the third one benchmark (1 GiB pinned host reads through
     the SMs, 6.5 % slower: its host, like two of the 24 profile GPUs' hosts, is 6-7 % slow there); with one
     baseline, or between the three, that benchmark is all that flags, on the same GPU."""
-    held = [suite_json.load(committed(r)) for r in HELD_OUT]
+    held = [committed(run_file(ROOT / "results" / "h200" / r)) for r in HELD_OUT]
     assert not {s.context["gpu_uuid"] for s in held} & {r["gpu_uuid"] for r in json.loads(COMMITTED.read_text())["runs"]}
     doc = json.loads(COMMITTED.read_text())
     assert pinned([(final, c) for c in held], doc) == HELD_TWELVE_BASELINES
@@ -411,15 +408,15 @@ def test_without_profile(final):
     assert pinned(noise.configurations(final, "pairs"), None) == NONE
 
 
-def test_board_part_number_picks_the_boards_profile(final):
+def test_board_part_number_picks_the_boards_profile(final, committed_loads):
     """Both runs of board 692-2G520-0282-000: that board's part of the profile (3 GPUs); a run of each board:
     the whole model's, and the header names both boards."""
     same = [s for s in final if s.context[noise.BOARD] == final[0].context[noise.BOARD]]
     other = next(s for s in final if s.context[noise.BOARD] != final[0].context[noise.BOARD])
-    r = run("compare", same[0].path, same[1].path)
+    r = call("compare", same[0].path, same[1].path)
     assert r.returncode == 0 and f"board {final[0].context[noise.BOARD]}: between-GPU sigma" in r.stdout
     assert "from 3 GPUs of that board" in r.stdout and "boards:" not in r.stdout
-    r = run("compare", final[0].path, other.path)
+    r = call("compare", final[0].path, other.path)
     assert r.returncode == 0 and "boards: 692-2G520-0282-000, 692-2G520-0282-001" in r.stdout
     assert "from 24 GPUs)" in r.stdout
     doc = json.loads(COMMITTED.read_text())
@@ -518,7 +515,7 @@ def test_same_gpu_profile_bad_input(make_json, same_gpu_runs, tmp_path):
 def test_same_gpu_profile_from_the_one_committed_pair(tmp_path):
     """The only committed runs on one GPU (one gpu_uuid): a profile from two runs works, and compare says it is a
     rough guess. In sample: every change between the two lies within their own spread."""
-    pair = [committed(r) for r in ("20261201T005024Z", "20261201T005211Z")]
+    pair = [committed_file(r) for r in ("20261201T005024Z", "20261201T005211Z")]
     out = tmp_path / "same_gpu.json"
     r = run("noise_profile", "--same-gpu", *pair, "-o", out)
     assert r.returncode == 0, r.stderr

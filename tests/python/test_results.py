@@ -1,17 +1,17 @@
-"""Every script on the committed results/**/benchmarks.json (real GPU output), and the numbers docs/ quotes
-from them, recomputed: real output must keep working and keep giving the published values."""
+"""Every script on the committed results/**/benchmarks.json[.gz] (real GPU output), and the numbers docs/ quotes
+from them, recomputed: real output must keep working and keep giving the published values. The tools
+run in-process (conftest.call) on runs read once (conftest.committed); test_command_lines runs them as a user
+does."""
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from gpubench import families
-from gpubench import suite_json
-from conftest import ROOT, run
+from conftest import ROOT, call, committed, run, run_file, run_files
 
-RESULTS = sorted(ROOT.glob("results/**/benchmarks.json"))
-IDS = [str(p.relative_to(ROOT)) for p in RESULTS]
+RESULTS = run_files(ROOT / "results")
+IDS = [str(p.parent.relative_to(ROOT)) for p in RESULTS]  # the run's folder: the same whichever file form it has
 H200 = ROOT / "results" / "h200"
 
 
@@ -25,27 +25,40 @@ def test_there_are_committed_results():
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=IDS)
-def test_every_picture_and_the_report_from_committed_results(path: Path, tmp_path):
-    present = {r.fields["family"] for r in suite_json.load(path).ok()}
-    scripts = [p for f in families.FAMILIES if f.name in present for p in f.plots]
+def test_every_picture_and_the_report_from_committed_results(path: Path, tmp_path, committed_loads):
+    present = {r.fields["family"] for r in committed(path).ok()}
+    scripts = list(dict.fromkeys(p for f in families.FAMILIES if f.name in present for p in f.plots))
     assert scripts, "a committed run with no family that has a picture"
-    # All at once, as run_all.sh runs them (each is mostly matplotlib's start-up); -o into tmp so the committed
-    # folder is left as it is.
-    with ThreadPoolExecutor() as pool:
-        done = dict(zip(dict.fromkeys(scripts), pool.map(lambda s: run(s, path, "-o", tmp_path / f"{s}.png"),
-                                                         dict.fromkeys(scripts))))
-    for script, r in done.items():
+    # -o into tmp so the committed folder is left as it is
+    for script in scripts:
         out = tmp_path / f"{script}.png"
+        r = call(script, path, "-o", out)
         assert r.returncode == 0 and "no picture written" not in r.stderr, r.stderr
-        assert out.stat().st_size > 20000, f"{script}: {out.stat().st_size} bytes"
-    r = run("report", path, "-o", tmp_path / "report.md")
+        assert r.stdout == f"{script}: wrote {out}\n" and out.stat().st_size > 20000, f"{script}: {out.stat().st_size} bytes"
+    r = call("report", path, "-o", tmp_path / "report.md")
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "report.md").read_text()
     for title in ("## Device", "## Coalescing", "## Ceilings", "## Shared-memory banks", "## Barriers", "## GEMM",
                   "## GEMM bounds"):
         assert title + "\n" in text or title + " (" in text, title
-    r = run("check_errors", path)  # committed runs have no errors (run_all.sh refuses them)
+    r = call("check_errors", path)  # committed runs have no errors (run_all.sh refuses them)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_command_lines(tmp_path):
+    """python3 -m gpubench report / check_errors and python3 -m plots.NAME as run_all.sh runs them, on one
+    committed run: the same output as their main() called in-process above."""
+    path = RESULTS[-1]
+    out = tmp_path / "report.md"
+    assert call("report", path, "-o", out).returncode == 0
+    in_process = out.read_text()
+    r = run("report", path, "-o", out)
+    assert r.returncode == 0 and r.stdout == f"report: wrote {out}\n" and r.stderr == "", r.stderr
+    assert out.read_text() == in_process
+    r = run("check_errors", path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, call("check_errors", path).stdout, "") and "skipped" in r.stdout
+    r = run("stride", path, "-o", tmp_path / "stride.png")
+    assert r.returncode == 0 and r.stdout == f"stride: wrote {tmp_path / 'stride.png'}\n", r.stderr
 
 
 def slower(stdout):
@@ -56,14 +69,24 @@ def slower(stdout):
     return [l.split()[0] for l in block]
 
 
+# The contenders (run folders below results/h200) of the consecutive pairs below that compare calls slower (exit
+# 1); the rest exit 0. Measured with the committed noise profile (results/h200/noise_profile.json).
+SLOWER_THAN_THE_RUN_BEFORE = {
+    "20261130T182315Z", "20261130T222947Z", "20261130T223722Z/gpu0", "20261130T223722Z/gpu1",
+    "20261201T002429Z/gpu0", "20261201T002429Z/gpu1", "20261201T003600Z/gpu0", "20261201T003600Z/gpu1",
+    "20261201T004058Z", "20261201T005211Z", "20261201T020915Z/gpu0", "20261201T020915Z/gpu1",
+    "20261201T021930Z/gpu0", "20261201T023612Z", "20261201T050427Z", "20261201T073319Z"}
+
+
 @pytest.mark.parametrize("base, cont", list(zip(RESULTS, RESULTS[1:])), ids=[f"{a}-vs-{b}" for a, b in zip(IDS, IDS[1:])])
-def test_compare_consecutive_committed_runs(base, cont):
+def test_compare_consecutive_committed_runs(base, cont, committed_loads):
     """Two different runs: every benchmark both measured is compared, none of the baseline's is missing (later
-    runs only add families); the verdict is the data's (0 or 1)."""
-    r = run("compare", base, cont)
-    assert r.returncode in (0, 1), r.stderr
+    runs only add families); the verdict is the data's, as measured (SLOWER_THAN_THE_RUN_BEFORE)."""
+    r = call("compare", base, cont)
+    assert r.returncode == (1 if cont.parent.relative_to(H200).as_posix() in SLOWER_THAN_THE_RUN_BEFORE else 0), \
+        r.stderr + r.stdout[-3000:]
     rows = [l for l in r.stdout.splitlines() if re.match(r"^[a-z_]+/\S+\s+\d", l)]
-    b, c = suite_json.load(base), suite_json.load(cont)
+    b, c = committed(base), committed(cont)
     both = {x.name for x in b.ok()} & {x.name for x in c.ok()}
     assert len(rows) == len(both) >= 377 and "Missing from contender: none" in r.stdout
     assert ("New in contender: none" in r.stdout) == (set(c.by_name) <= set(b.by_name))
@@ -71,7 +94,7 @@ def test_compare_consecutive_committed_runs(base, cont):
     assert sum(l.endswith("  slower") for l in rows) == len(slower(r.stdout))
 
 
-H200_RUNS = [H200 / run / "benchmarks.json" for run in ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")]
+H200_RUNS = [run_file(H200 / run) for run in ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")]
 # The runs of one benchmark code (2cd99ce, 69644e0, b9bb377, 1511e60: later commits changed scripts, the settle
 # wait and context keys only; d2cea90 changed hierarchy/read, which its hierarchy_code_version 2 keeps apart)
 # that results/h200/noise_profile.json is made from with FINAL: 25 runs on 24 H200s.
@@ -85,17 +108,17 @@ NEW = ("20261201T065249Z", "20261201T065535Z", "20261201T065827Z", "20261201T070
        "20261201T070708Z")
 FINAL = ("20261201T050427Z", "20261201T050822Z", "20261201T051124Z", "20261201T051427Z", "20261201T051820Z",
          "20261201T052118Z") + NEW
-SAME_CODE = [p for run in OLD_CODE_RUNS + FINAL for p in sorted((H200 / run).rglob("benchmarks.json"))]
+SAME_CODE = [p for run in OLD_CODE_RUNS + FINAL for p in run_files(H200 / run)]
 # Three more H200s (three machines) on e16d99b (the same benchmark code), measured after the profile of the 24 GPUs
 # above was committed and kept out of it: a check of that profile on GPUs it has never seen.
 HELD_OUT = ("20261201T073034Z", "20261201T073319Z", "20261201T073610Z")
 
 
-def test_third_run_against_the_second_as_the_docs_say():
+def test_third_run_against_the_second_as_the_docs_say(committed_loads):
     """docs/regression-tracking.md, "Earlier runs": one baseline from the other machine instance; HBM stride-64 and -128 reads
     9 % faster, L2 stride-33 reads 7 % slower, all with the 5 % floor (one baseline sees no spread between runs,
     and runs from before gpu_uuid get no noise profile)."""
-    r = run("compare", H200_RUNS[1], H200_RUNS[2])
+    r = call("compare", H200_RUNS[1], H200_RUNS[2])
     assert r.returncode == 1
     assert "case: same GPU model; code unknown" in r.stdout
     assert {"coalescing/read/l2/stride:33", "coalescing/write/l2/stride:4"} <= set(slower(r.stdout))
@@ -104,20 +127,20 @@ def test_third_run_against_the_second_as_the_docs_say():
     assert "coalescing/read/l2/stride:33 (+7.0%, threshold 5.0%)" in r.stdout
 
 
-def test_folder_of_committed_runs_leaves_the_contender_out():
+def test_folder_of_committed_runs_leaves_the_contender_out(committed_loads):
     """compare results/h200 RUN: every other run below the folder, sorted, is a baseline (the docs' example)."""
-    others = [p for p in sorted(H200.rglob("benchmarks.json")) if p != H200_RUNS[2]]
-    r = run("compare", H200, H200_RUNS[2])
-    assert r.returncode in (0, 1) and r.stdout == run("compare", *others, H200_RUNS[2]).stdout
+    others = [p for p in run_files(H200) if p != H200_RUNS[2]]
+    r = call("compare", H200, H200_RUNS[2])
+    assert r.returncode == 1 and r.stdout == call("compare", *others, H200_RUNS[2]).stdout
     assert [l.split()[1] for l in r.stdout.splitlines() if l.startswith("baseline:  ")] == list(map(str, others))
     assert f"noise from {len(others)} baseline run(s)" in r.stdout and str(H200_RUNS[2]) in r.stdout
 
 
-def test_bounds_give_the_docs_table():
+def test_bounds_give_the_docs_table(committed_loads):
     """docs/families/gemm.md, "GEMM bounds" (run 20261130T180330Z): naive 4092³ L1-bound at 75.9 ms, measured
     89.3 ms (1.18); smem_padded shared-memory-bound at 17.1 ms, measured 19.7 ms (1.15); barrier 34.3 ns. The
     page's rows must say the same."""
-    r = run("bounds", H200 / "20261130T180330Z/benchmarks.json")
+    r = call("bounds", run_file(H200 / "20261130T180330Z"))
     assert r.returncode == 0, r.stderr
     row = lambda name: next(l for l in r.stdout.splitlines() if l.startswith(f"| {name} |")).split(" | ")
     naive, padded = row("gemm/naive/m:4092/n:4092/k:4092"), row("gemm/smem_padded/m:4092/n:4092/k:4092")
@@ -130,12 +153,12 @@ def test_bounds_give_the_docs_table():
     assert any(row.startswith("| barrier | 34.3 ns |") for row in published)
 
 
-def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
+def test_ncu_table_reproduces_the_committed_cross_check(tmp_path, committed_loads):
     """ncu_table.py on the committed ncu.csv gives the committed ncu.md's tables: 270 of 270 patterns agree,
     HBM stride-1 reads 4 sectors per request, 4-byte stride-32 shared loads 32 ways."""
     run_dir = H200 / "20261130T180501Z"
     out = tmp_path / "ncu.md"
-    r = run("ncu_table", run_dir / "ncu.csv", run_dir / "ncu_order.txt", run_dir / "benchmarks.json", "-o", out)
+    r = call("ncu_table", run_dir / "ncu.csv", run_dir / "ncu_order.txt", run_file(run_dir), "-o", out)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     table = lambda t: [l for l in t.splitlines() if l.startswith("|")]
@@ -145,7 +168,7 @@ def test_ncu_table_reproduces_the_committed_cross_check(tmp_path):
     assert "| smem_banks/throughput/width:4/stride:32/pad:0 | 32 | 32 | yes |" in text
 
 
-def test_same_gpu_repeat_as_the_docs_give_it():
+def test_same_gpu_repeat_as_the_docs_give_it(committed_loads):
     """docs/regression-tracking.md, "Measured", the rows of one H200, two processes: two runs on one H200 (69644e0, no settle yet). Without a noise
     profile, both orders together call 3 launches >= 100 µs slower by 5.6-6.3 % (cache-edge working sets:
     hierarchy/read at 2.5 and 6.2 MiB, the carve-out:max chase at 23 KiB) and a planted 10 % is caught 97.9 %
@@ -153,10 +176,10 @@ def test_same_gpu_repeat_as_the_docs_give_it():
     nothing is flagged and 96.4 % is caught. Its committed compare.txt (exit 1, 4 slower) is from the old
     3 % floor and the profile rule of the time."""
     from gpubench.regress import noise
-    first, second = (H200 / r / "benchmarks.json" for r in ("20261201T005024Z", "20261201T005211Z"))
-    r = run("compare", first, second, "--no-profile")
+    first, second = (run_file(H200 / r) for r in ("20261201T005024Z", "20261201T005211Z"))
+    r = call("compare", first, second, "--no-profile")
     assert r.returncode == 1 and "case: same GPU; same code" in r.stdout
-    runs = [suite_json.load(p) for p in (first, second)]
+    runs = [committed(p) for p in (first, second)]
     kw = dict(unjudged=families.unjudged)
     rows = [row for b, c in noise.configurations(runs, "pairs") for row in noise.compare_suites(b, c, **kw)
             if not row.short]
@@ -165,8 +188,8 @@ def test_same_gpu_repeat_as_the_docs_give_it():
                       "latency/chase/carveout:max/ws:23168/stride:128"], slower
     assert sum(row.verdict == noise.SLOWER for row in rows) == 3
     assert noise.detection_rate(runs, "pairs", 0.10, planted=20, trials=100, seed=1, **kw)[1:] == (1957, 2000)
-    others = [suite_json.load(p) for r in OLD_CODE_RUNS if r not in ("20261201T005024Z", "20261201T005211Z")
-              for p in sorted((H200 / r).rglob("benchmarks.json"))]  # the same benchmark code as these two
+    others = [committed(p) for r in OLD_CODE_RUNS if r not in ("20261201T005024Z", "20261201T005211Z")
+              for p in run_files(H200 / r)]  # the same benchmark code as these two
     sigma, spread = noise.profile_spread(others, same_code=True)
     kw.update(profile=sigma, profile_range=spread)
     assert noise.false_alarms(runs, "pairs", **kw) == []

@@ -140,6 +140,24 @@ def test_duplicate_entries_are_unusable(write_json):
         load(write_json(__import__("json").dumps(reps1)))
 
 
+@pytest.mark.parametrize("shape", ("1.7.1", "1.8.3"))
+def test_a_benchmark_listed_twice_without_extra_repetitions_is_unusable(write_json, shape):
+    """Listed twice is refused even where the repetition count cannot tell: a run written with only aggregates
+    (--benchmark_report_aggregates_only) that holds one benchmark's aggregates twice, and a run whose
+    repetition 0 is there twice and repetition 4 not (as many repetitions as declared)."""
+    import json
+    doc = synth.suite_json(only={"ceiling"}, shape=shape, aggregates_only=True)
+    doc["benchmarks"] += [e for e in doc["benchmarks"] if e["run_name"] == "ceiling/fma/manual_time"]
+    with pytest.raises(SuiteJsonError, match="ceiling/fma is listed twice"):
+        load(write_json(json.dumps(doc)))
+    doc = synth.suite_json(only={"ceiling"}, shape=shape)
+    fma = [e for e in doc["benchmarks"] if e["run_name"] == "ceiling/fma/manual_time"]
+    fma[4].update(repetition_index=0, real_time=fma[0]["real_time"])
+    with pytest.raises(SuiteJsonError, match="ceiling/fma is listed twice"):
+        load(write_json(json.dumps(doc)))
+    assert load(write_json(json.dumps(synth.suite_json(only={"ceiling"}, shape=shape, aggregates_only=True))))
+
+
 def test_old_barrier_names_read_as_sync(make_json):
     old, new = load(make_json("old.json", old_names=True)), load(make_json("new.json"))
     assert set(old.by_name) == set(new.by_name)
