@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import run
+from conftest import call
 from gpubench.analysis.edges import cliffs, crossing, plateaus
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -124,16 +124,16 @@ def test_plot_marks_the_edges(tmp_path, monkeypatch):
 def test_script_writes_png_and_refuses_bad_input(tmp_path):
     ws, bw = ladder(**H200)
     f = suite_json(tmp_path / "benchmarks.json", ws, bw)
-    r = run("hierarchy", f)
+    r = call("hierarchy", f)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "hierarchy.png").stat().st_size > 10000
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    r = run("hierarchy", bad)
+    r = call("hierarchy", bad)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
 def test_no_hierarchy_points_writes_no_picture(tmp_path):
     f = suite_json(tmp_path / "benchmarks.json", [], [])
-    r = run("hierarchy", f)
+    r = call("hierarchy", f)
     assert r.returncode == 0 and not (tmp_path / "hierarchy.png").exists()

@@ -5,8 +5,9 @@ import pytest
 
 from gpubench.analysis import bounds
 from gpubench.analysis import ladder
-from conftest import run
+from conftest import call
 from gpubench.suite_json import load
+from test_plots import check_png, figure
 
 
 def with_kernel(path, new, like="smem", speedup=3.0):
@@ -26,17 +27,27 @@ def with_kernel(path, new, like="smem", speedup=3.0):
     return path
 
 
-def test_ladder_png(make_json):
+def test_ladder_png(make_json, monkeypatch, tmp_path):
+    """The picture holds the run's numbers: one measured bar per kernel in ladder order, at its GFLOP/s, and
+    cuBLAS's line."""
     path = with_kernel(make_json(), "warptile")
-    r = run("ladder", path)
+    r = call("ladder", path)
     assert r.returncode == 0, r.stderr
-    png = path.parent / "ladder.png"
-    assert png.stat().st_size > 20_000
+    check_png(path.parent / "ladder.png")
+    s = load(path)
+    shape = "m:4096/n:4096/k:4096"
+    (ax,) = figure("ladder", path, monkeypatch, tmp_path).axes
+    kernels = [t.get_text() for t in ax.get_xticklabels()]
+    assert kernels == [k for k in bounds.KERNELS if k in kernels] and kernels[-1] == "warptile" and "smem" in kernels
+    measured = [bar.get_height() for bar in ax.containers[0]]
+    assert measured == pytest.approx([s.value(f"gemm/{k}/{shape}", "flops_per_second") / 1e9 for k in kernels])
+    (cublas,) = [line for line in ax.get_lines() if line.get_label().startswith("cuBLAS")]
+    assert cublas.get_ydata()[0] == pytest.approx(s.value(f"gemm/cublas/{shape}", "flops_per_second") / 1e9)
 
 
 def test_ladder_no_gemm_writes_no_picture(make_json):
     path = make_json(only={"ceiling"})
-    r = run("ladder", path)
+    r = call("ladder", path)
     assert r.returncode == 0 and "no picture written" in r.stderr
     assert not (path.parent / "ladder.png").exists()
 

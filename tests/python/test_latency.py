@@ -1,5 +1,6 @@
 """The latency detector (gpubench/analysis/latency_levels.py) on synthetic curves with known levels, its report table, and
 the two latency pictures."""
+import importlib
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 from gpubench.analysis import latency_levels as lv
 import synth_latency as sl
-from conftest import run
+from conftest import call
 from gpubench.suite_json import load
 from test_plots import check_png, figure
 
@@ -148,7 +149,7 @@ def test_report_section_empty_without_latency(make_json):
 
 @pytest.mark.parametrize("script", ["latency", "latency_sm"])
 def test_pictures(latency_json, script):
-    r = run(script, latency_json)
+    r = call(script, latency_json)
     assert r.returncode == 0, r.stderr
     check_png(latency_json.parent / f"{script}.png")
 
@@ -156,7 +157,7 @@ def test_pictures(latency_json, script):
 @pytest.mark.parametrize("script", ["latency", "latency_sm"])
 def test_no_latency_benchmarks_no_picture(make_json, script):
     path = make_json(only={"coalescing", "gemm"})
-    r = run(script, path)
+    r = call(script, path)
     assert r.returncode == 0 and "no picture written" in r.stderr
     assert not (path.parent / f"{script}.png").exists()
 
@@ -165,7 +166,7 @@ def test_no_latency_benchmarks_no_picture(make_json, script):
 def test_bad_input_is_one_line(tmp_path, script):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    r = run(script, bad)
+    r = call(script, bad)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
@@ -180,7 +181,7 @@ def test_latency_figure_content(latency_json, monkeypatch, tmp_path):
     assert any(t.startswith("DRAM") for t in texts)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert any("knee 32 B" in t.get_text() for t in sweep.get_legend().get_texts())
-    assert latency.PROG == "latency"
+    assert importlib.import_module("plots.latency").PROG == "latency"
 
 
 def test_latency_sm_figure_content(latency_json, monkeypatch, tmp_path):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import link_synth
-from conftest import run
+from conftest import call, run
 from gpubench.suite_json import load
 from test_plots import check_png
 
@@ -35,7 +35,7 @@ def saved_figure(module_name, monkeypatch, argv):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_links_png(tmp_path, shape):
     p = write(tmp_path, shape=shape)
-    r = run("links", p)
+    r = call("links", p)
     assert r.returncode == 0, r.stderr
     check_png(tmp_path / "links.png")
 
@@ -60,11 +60,11 @@ def test_links_content(tmp_path, monkeypatch):
 
 
 def test_links_without_peer_or_link_data(tmp_path, make_json):
-    r = run("links", write(tmp_path, peer=None))
+    r = call("links", write(tmp_path, peer=None))
     assert r.returncode == 0 and "peer gpu memory benchmarks" in r.stderr.lower()
     check_png(tmp_path / "links.png")
     other = make_json(name="other.json", subdir="o", only={"ceiling"})
-    r = run("links", other)
+    r = call("links", other)
     assert r.returncode == 0 and "no link/* benchmarks" in r.stderr
     assert not (other.parent / "links.png").exists()
 
@@ -73,8 +73,8 @@ def test_peer_matrix_of_a_four_gpu_node(tmp_path, monkeypatch):
     # Four GPUs, each file with its links to one peer; GPU 2 -> GPU 3 slow.
     paths = [write(tmp_path, f"gpu{i}.json", device=i, peer=(i + 1) % 4, seed=i,
                    scale={"link/peer": 0.5} if i == 2 else None) for i in range(4)]
-    r = run("peer_matrix", *paths)
-    assert r.returncode == 0, r.stderr
+    r = run("peer_matrix", *paths)  # the real command line (python3 -m plots.peer_matrix); the rest call main()
+    assert r.returncode == 0 and r.stdout == f"peer_matrix: wrote {tmp_path / 'peer_matrix.png'}\n", r.stderr
     check_png(tmp_path / "peer_matrix.png")
     fig = saved_figure("peer_matrix", monkeypatch, [*paths, "-o", tmp_path / "m.png"])
     grid = fig.axes[0].get_images()[0].get_array()
@@ -90,11 +90,11 @@ def test_peer_matrix_of_a_four_gpu_node(tmp_path, monkeypatch):
 
 def test_peer_matrix_bidir_and_no_peer_data(tmp_path):
     a, b = write(tmp_path, "a.json", device=0, peer=1), write(tmp_path, "b.json", device=1, peer=0, seed=1)
-    r = run("peer_matrix", "--mode", "bidir", a, b, "-o", tmp_path / "bidir.png")
+    r = call("peer_matrix", "--mode", "bidir", a, b, "-o", tmp_path / "bidir.png")
     assert r.returncode == 0, r.stderr
     check_png(tmp_path / "bidir.png")
     lone = write(tmp_path / "lone", peer=None)
-    r = run("peer_matrix", lone)
+    r = call("peer_matrix", lone)
     assert r.returncode == 0 and "no link/peer/uni/* results" in r.stderr
     assert not (lone.parent / "peer_matrix.png").exists()
 
@@ -104,7 +104,7 @@ def test_bad_input_one_line_exit_2(tmp_path, script):
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")
     good = write(tmp_path / "g")
-    r = run(script, *([bad] if script == "links" else [good, bad]))
+    r = call(script, *([bad] if script == "links" else [good, bad]))
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{script}: error: ") and "not JSON" in lines[0]

@@ -95,7 +95,12 @@ def test_output_file_and_all(tmp_path):
     assert r.returncode == 0 and r.stderr == ""
     text = out.read_text()
     assert text.strip() == r.stdout.strip()
-    assert "Every compared entry" in text and "ceiling/fma" in text
+    # --all: one row for each benchmark both GPUs measured and each link fact of the context, nothing else
+    table = text.split("## Every compared entry")[1]
+    listed = {line.split(" | ")[0][2:].removesuffix(" (not judged)") for line in table.splitlines()
+              if line.startswith("| ") and not line.startswith("| entry |")}
+    both = set.intersection(*({r.name for r in suite_json.load(p).ok()} for p in paths))
+    assert listed == both | {f"context: {label}" for _, label in node_report.CONTEXT} and "ceiling/fma" in listed
 
 
 @pytest.mark.parametrize("bad, reason", [

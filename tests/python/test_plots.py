@@ -5,7 +5,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 
-from conftest import PLOT_SCRIPTS, run
+from conftest import PLOT_SCRIPTS, call, run
 from gpubench.suite_json import load
 
 
@@ -17,17 +17,28 @@ def check_png(path):
 
 @pytest.mark.parametrize("script", PLOT_SCRIPTS)
 def test_script_writes_png_next_to_json(suite_file, script):
-    r = run(script, suite_file)
+    r = call(script, suite_file)
     assert r.returncode == 0, r.stderr
     png = suite_file.parent / f"{script}.png"
     assert f"wrote {png}" in r.stdout
     check_png(png)
 
 
+@pytest.mark.parametrize("script", PLOT_SCRIPTS)
+def test_command_line(make_json, script):
+    """python3 -m plots.NAME JSON as run_all.sh runs it (the other tests call main() in-process)."""
+    path = make_json()
+    r = run(script, path)
+    png = path.parent / f"{script}.png"
+    assert (r.returncode, r.stdout) == (0, f"{script}: wrote {png}\n"), r.stderr
+    assert all(line.startswith(f"{script}: ") and "error" not in line for line in r.stderr.splitlines()), r.stderr
+    check_png(png)
+
+
 def test_output_option(make_json, tmp_path):
     out = tmp_path / "elsewhere" / "s.png"
     out.parent.mkdir()
-    r = run("stride", make_json(), "-o", out)
+    r = call("stride", make_json(), "-o", out)
     assert r.returncode == 0, r.stderr
     check_png(out)
     assert not (tmp_path / "stride.png").exists()
@@ -115,7 +126,7 @@ def test_gemm_content(suite_file, monkeypatch, tmp_path):
                                            ("sync", "sync"), ("gemm", "gemm"), ("roofline", "gemm")])
 def test_missing_family_exits_0_without_png(make_json, script, needs):
     path = make_json(only={"ceiling"})
-    r = run(script, path)
+    r = call(script, path)
     assert r.returncode == 0
     assert "no picture written" in r.stderr
     assert not (path.parent / f"{script}.png").exists()
@@ -125,7 +136,7 @@ def test_partial_data_still_plots_and_says_what_is_missing(make_json, monkeypatc
     from synth import benchmarks
     l1 = [n for n, *_ in benchmarks() if n.startswith("coalescing/") and "/l1/" in n]
     path = make_json(only={"coalescing"}, drop=l1)
-    r = run("stride", path)
+    r = call("stride", path)
     assert r.returncode == 0, r.stderr
     assert "coalescing/*/l1" in r.stderr and "memcpy_d2d" in r.stderr
     check_png(path.parent / "stride.png")
