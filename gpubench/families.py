@@ -71,14 +71,15 @@ def _matches(name, attr):
 
 def host_bound(name):
     """True for a benchmark that measures its host as much as its GPU (Family.host_bound): copies to and from
-    host memory, pageable (the CPU stages them: 13-60 % apart between H200 machines) and pinned (the host's
-    PCIe path: 4-8 % apart at 256 MiB-1 GiB), and the chase through host memory (8 %)."""
+    host memory, pageable (the CPU stages them) and pinned (the host's PCIe path), and the chase through host
+    memory: they differ between machines of one GPU model (docs/regression-tracking.md, "Host-bound benchmarks")."""
     return _matches(name, "host_bound")
 
 
 def unjudged(name):
-    """True for a benchmark compare.py never calls slower or faster (Family.unjudged): pageable copies moved
-    by 16-56 % between two processes on one H200 machine while each run's repetitions agreed to a few %."""
+    """True for a benchmark compare.py never calls slower or faster (Family.unjudged): pageable copies move
+    between two processes on one machine far beyond their own repetitions' spread (docs/regression-tracking.md,
+    "Host-bound benchmarks")"""
     return _matches(name, "unjudged")
 
 
