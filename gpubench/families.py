@@ -79,7 +79,7 @@ def host_bound(name):
 def unjudged(name):
     """True for a benchmark compare.py never calls slower or faster (Family.unjudged): pageable copies move
     between two processes on one machine far beyond their own repetitions' spread (docs/regression-tracking.md,
-    "Host-bound benchmarks")"""
+    "Host-bound benchmarks")."""
     return _matches(name, "unjudged")
 
 
