@@ -32,6 +32,6 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS"
 # CTest shows a skipped test without its reason: show it.
 grep -h "tests skipped: " "$BUILD_DIR"/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u || true
 PARALLEL=()
-"$PY" -c "import xdist" 2>/dev/null && PARALLEL=(-n "$JOBS")  # the GPU machine's python3 may lack it
+"$PY" -c "import xdist" 2>/dev/null && PARALLEL=(-n "$JOBS" --dist worksteal)  # the GPU machine's python3 may lack it; worksteal: no long test left for one worker at the end
 # MH_PYTEST_ARGS: the test of this script runs a subset; `-n 0` in it runs serially.
 "$PY" -m pytest -q "${PARALLEL[@]}" ${MH_PYTEST_ARGS:-tests/python}
