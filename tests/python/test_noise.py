@@ -2,7 +2,6 @@
 detection power on the three committed full H200 runs (results/h200/, 5 repetitions each; the third from
 another machine instance)."""
 import math
-from pathlib import Path
 
 import pytest
 
@@ -10,19 +9,14 @@ from gpubench import families
 from gpubench.regress import noise
 from gpubench import suite_json
 from gpubench.regress.noise import AMBIGUOUS, FASTER, SAME, SLOWER
+from conftest import ROOT, committed, run_file
 
-ROOT = Path(__file__).resolve().parents[2]
 RUNS = ("20261130T180330Z", "20261130T180501Z", "20261130T182315Z")  # two on one instance, one on another
-
-
-def committed(run):
-    """A committed run's file: benchmarks.json, or benchmarks.json.gz as committed runs are stored."""
-    return min((ROOT / "results" / "h200" / run).glob("benchmarks.json*"))
 
 
 @pytest.fixture(scope="module")
 def recorded():
-    return [suite_json.load(committed(r)) for r in RUNS]
+    return [committed(run_file(ROOT / "results" / "h200" / r)) for r in RUNS]
 
 
 def reps(median, rel=0.0, n=5):

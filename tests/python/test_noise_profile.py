@@ -14,7 +14,7 @@ from gpubench.regress import noise, profile
 from conftest import call, committed, run, run_file
 from test_bad_input import BAD
 from test_compare import QUIET, SLOWED, cells, listed, with_context
-from test_noise import committed as committed_file, reps, suite
+from test_noise import reps, suite
 from test_results import FINAL as FINAL_RUNS, HELD_OUT, NEW as NEW_RUNS, SAME_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -548,7 +548,7 @@ def test_same_gpu_profile_bad_input(make_json, same_gpu_runs, tmp_path):
 def test_same_gpu_profile_from_the_one_committed_pair(tmp_path):
     """The only committed runs on one GPU (one gpu_uuid): a profile from two runs works, and compare says it is a
     rough guess. In sample: every change between the two lies within their own spread."""
-    pair = [committed_file(r) for r in ("20261201T005024Z", "20261201T005211Z")]
+    pair = [run_file(ROOT / "results" / "h200" / r) for r in ("20261201T005024Z", "20261201T005211Z")]
     out = tmp_path / "same_gpu.json"
     r = run("noise_profile", "--same-gpu", *pair, "-o", out)
     assert r.returncode == 0, r.stderr
