@@ -21,7 +21,7 @@ RESULTS_DIR = ROOT / "results"
 from gpubench import families
 from gpubench import suite_json
 from gpubench.__main__ import TOOLS as TOOL_MODULES
-from gpubench.regress.compare import RUN_FILES
+from gpubench.regress.compare import RUN_FILES, run_files  # noqa: F401 (run_files: the tests find runs as compare does)
 import synth
 
 PLOT_SCRIPTS = tuple(families.plots())  # every picture the family registry names
@@ -62,12 +62,6 @@ def call(script, *args):
         err.write(f"{code}\n")
         code = 1
     return subprocess.CompletedProcess([script, *argv], code or 0, out.getvalue(), err.getvalue())
-
-
-def run_files(folder):
-    """Every run file below folder as compare.py finds them (benchmarks.json, or benchmarks.json.gz as committed
-    runs are stored), sorted."""
-    return sorted(f for name in RUN_FILES for f in Path(folder).rglob(name))
 
 
 def run_file(folder):
