@@ -128,9 +128,10 @@ constexpr uint32_t kReduceBytes = 32 * 4;
 __host__ __device__ inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 __host__ __device__ inline uint32_t stage_stride(uint64_t tile_bytes) { return static_cast<uint32_t>(round_up(tile_bytes, kAlign)); }
 
+// The dynamic shared memory from its first kAlign-aligned shared address (the launch adds kAlign of slack).
 __device__ __forceinline__ unsigned char* aligned_smem() {
-  extern __shared__ unsigned char smem_raw[];
-  return reinterpret_cast<unsigned char*>(round_up(reinterpret_cast<uintptr_t>(smem_raw), kAlign));
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  return smem_raw + (kAlign - smem_addr(smem_raw) % kAlign) % kAlign;
 }
 
 // This thread's share of a staged tile: every 16-byte vector i = tid, tid + n, ... summed word by word.
@@ -289,6 +290,7 @@ struct LatencyArgs {
   long long* cycles;
   uint32_t* sum;
   uint32_t* timeouts;
+  uint32_t* first_copy;
 };
 
 // One copy of `bytes` at src into smem; returns lane 0's clock64 span from issue to completion.
@@ -353,7 +355,10 @@ __global__ void __launch_bounds__(kLatencyThreads) latency_kernel(LatencyArgs a,
     const long long cycles = timed_copy<M, kVec>(a, &map, t, smem, bar, i, ok);
     if (threadIdx.x == 0) a.cycles[i] = cycles;
     __syncwarp();  // lane 0's cp.async / ld results visible to the warp
-    sum += sum_words(smem, static_cast<uint32_t>(a.tiles.tile_bytes()), threadIdx.x, 32);
+    const uint32_t bytes = static_cast<uint32_t>(a.tiles.tile_bytes());
+    sum += sum_words(smem, bytes, threadIdx.x, 32);
+    if (i == 0 && a.first_copy)
+      for (uint32_t w = threadIdx.x; w < bytes / 4; w += 32) a.first_copy[w] = reinterpret_cast<const uint32_t*>(smem)[w];
     __syncwarp();  // read by all before the next copy overwrites it
   }
   sum = warp_sum(sum);
@@ -552,11 +557,11 @@ void launch_stream(const Stream& s, const uint32_t* src, const CUtensorMap* map,
 bool ld_latency_size(uint32_t bytes) { return bytes == 16 || bytes == 1024 || bytes == 4096 || bytes == 8192; }
 
 void launch_latency(const Latency& l, const uint32_t* src, uint64_t first, const CUtensorMap* map, long long* cycles, uint32_t* sum,
-                    uint32_t* timeouts, cudaStream_t st) {
+                    uint32_t* timeouts, uint32_t* first_copy, cudaStream_t st) {
   if (l.tiles.tile_bytes() > kMaxLatencyBytes || l.tiles.count == 0) throw std::invalid_argument("async_copy: latency copies are 16 B .. 16 KiB");
   if (l.method == Method::cp_async && l.tiles.tile_bytes() != 16) throw std::invalid_argument("async_copy: cp_async latency is of 16 bytes");
   if (l.method == Method::tensor && !map) throw std::invalid_argument("async_copy: a tensor latency needs its tensor map");
-  LatencyArgs a{reinterpret_cast<const unsigned char*>(src), l.tiles, first, l.copies, l.box.inner, cycles, sum, timeouts};
+  LatencyArgs a{reinterpret_cast<const unsigned char*>(src), l.tiles, first, l.copies, l.box.inner, cycles, sum, timeouts, first_copy};
   CUtensorMap m = map ? *map : CUtensorMap{};
   void* args[] = {&a, &m};
   CUDA_CHECK(cudaLaunchKernel(latency_kernel_for(l), dim3(1), dim3(kLatencyThreads), args, kLatencySmem, st));

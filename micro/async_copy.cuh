@@ -118,9 +118,18 @@ constexpr uint32_t kMaxLatencyBytes = 16384;  // the latency kernel's staging ar
 constexpr size_t kLatencySmem = kMaxLatencyBytes + 8 + 1024;  // + its mbarrier + 1 KiB alignment slack
 // ld_st latency handles these sizes (a warp's 16-byte loads all in flight at once).
 bool ld_latency_size(uint32_t bytes);
-// cycles[i]: clock64 span of copy i; *sum: every copied word summed; *timeouts as above.
+// cycles[i]: clock64 span of copy i; *sum: every copied word summed; *timeouts as above; first_copy (when
+// not null): the shared-memory image of copy 0, tile_bytes of it, as it landed (the swizzle test reads it).
 void launch_latency(const Latency& l, const uint32_t* src, uint64_t first, const CUtensorMap* map, long long* cycles,
-                    uint32_t* sum, uint32_t* timeouts, cudaStream_t st = nullptr);
+                    uint32_t* sum, uint32_t* timeouts, uint32_t* first_copy = nullptr, cudaStream_t st = nullptr);
+
+// Where TMA puts the byte at `offset` of a box (row-major, rows of Box::row_bytes) in a 1 KiB-aligned stage
+// under swizzle 32, 64 or 128 (0: nowhere else): the 16-byte chunk bits [4, 4 + b) XOR the bits [7, 7 + b),
+// b = 1, 2, 3 — the 128-byte swizzle puts chunk c of 128-byte row r at chunk c ^ (r mod 8).
+__host__ __device__ inline uint32_t swizzled_offset(uint32_t offset, uint32_t swizzle) {
+  const uint32_t b = swizzle == 32 ? 1 : swizzle == 64 ? 2 : swizzle == 128 ? 3 : 0;
+  return offset ^ (((offset >> 7) & ((1u << b) - 1)) << 4);
+}
 
 // Host references over roofs::word_value data: the sum (mod 2^32) of words [first, first + n), in
 // closed form; of one tile; of what block b consumes in one launch; of one latency launch.

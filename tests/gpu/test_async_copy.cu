@@ -99,17 +99,37 @@ TEST(AsyncCopy, TensorChecksumsEveryBoxAndSwizzle) {
   }
 }
 
-// A latency launch: the copied words' sum matches, no wait timed out, every copy took some cycles.
+// Copy 0's shared-memory image holds every word of its tile where the layout (the swizzle for tensor
+// boxes, none else) puts it: word x of tile row y at swizzled_offset(y * row_bytes + 4x).
+void expect_image(const ac::Latency& l, uint64_t tile, const std::vector<uint32_t>& image) {
+  const uint32_t swizzle = l.method == ac::Method::tensor ? l.box.swizzle : 0;
+  const uint64_t origin = l.tiles.origin(tile);
+  int wrong = 0;
+  for (uint32_t y = 0; y < l.tiles.rows; ++y)
+    for (uint32_t x = 0; x < l.tiles.row_bytes; x += 4) {
+      const uint32_t at = ac::swizzled_offset(y * l.tiles.row_bytes + x, swizzle) / 4;
+      const uint32_t want = mh::roofs::word_value((origin + y * l.tiles.pitch_bytes + x) / 4);
+      if (image[at] != want && ++wrong <= 3)
+        ADD_FAILURE() << "row " << y << " byte " << x << " expected at shared byte " << 4 * at << ": got " << image[at]
+                      << ", want " << want;
+    }
+  EXPECT_EQ(wrong, 0) << "words out of place in copy 0's image";
+}
+
+// A latency launch: the copied words' sum matches, copy 0 landed in its layout, no wait timed out,
+// every copy took some cycles.
 void expect_latency(const ac::Latency& l, uint64_t first) {
   mh::DeviceBuffer<uint32_t> src = filled(l.tiles.working_set_bytes());
   mh::DeviceBuffer<long long> cycles(l.copies);
-  mh::DeviceBuffer<uint32_t> sum(1), timeouts(1);
+  mh::DeviceBuffer<uint32_t> sum(1), timeouts(1), image(l.tiles.tile_bytes() / 4);
   timeouts.fill_bytes(0);
+  image.fill_bytes(0);
   CUtensorMap map{};
   if (l.method == ac::Method::tensor) map = ac::make_tensor_map(src.data(), l.box, l.tiles);
-  ac::launch_latency(l, src.data(), first, &map, cycles.data(), sum.data(), timeouts.data());
+  ac::launch_latency(l, src.data(), first, &map, cycles.data(), sum.data(), timeouts.data(), image.data());
   ASSERT_EQ(timeouts.download()[0], 0u);
   EXPECT_EQ(sum.download()[0], ac::expected_latency_sum(l, first));
+  expect_image(l, first % l.tiles.count, image.download());
   for (long long c : cycles.download()) {
     EXPECT_GT(c, 0);
     if (!mh::test::under_sanitizer()) EXPECT_LT(c, 1000000);  // an L2/HBM copy is ~1e3 cycles
@@ -147,9 +167,11 @@ TEST(AsyncCopy, LatencyBulkSums) {
   }
 }
 
-TEST(AsyncCopy, LatencyTensorSums) {
+// Also the swizzle test: copy 0's image against swizzled_offset for every swizzle mode.
+TEST(AsyncCopy, LatencyTensorSumsAndSwizzledImages) {
   REQUIRE_METHOD(ac::Method::tensor);
-  for (const ac::Box& b : {ac::Box{64, 64, 2, 0}, ac::Box{64, 64, 2, 128}}) {
+  const ac::Box boxes[] = {{64, 64, 2, 0}, {16, 64, 2, 32}, {32, 64, 2, 64}, {64, 64, 2, 128}, {32, 32, 4, 128}, {8, 8, 4, 32}};
+  for (const ac::Box& b : boxes) {
     SCOPED_TRACE(b.name());
     ac::Latency l;
     l.method = ac::Method::tensor;
