@@ -124,7 +124,11 @@ void add_stream(Planner& p, const StreamSpec& spec, Level level) {
   Stream s = make_stream(spec.method, spec.width, spec.stages, spec.copy_bytes, spec.box, ws, 1, 1);
   const int cap = register_cap();
   const Residency r = p.residency({cap, blocks_per_sm(f, kThreads, s.smem_bytes(), cap)}, [s] { return stream_residency(s); });
-  const int per_sm = std::max(1, r.blocks_per_sm);
+  if (r.blocks_per_sm < 1) {
+    p.skip(name, "no block of " + human_bytes(static_cast<double>(s.smem_bytes())) + " shared memory can reside on an SM");
+    return;
+  }
+  const int per_sm = r.blocks_per_sm;
   s.blocks = f.sm_count * per_sm;
   const uint64_t tile = s.tiles.tile_bytes(), blocks = static_cast<uint64_t>(s.blocks);
   s.tiles_per_block = static_cast<uint32_t>(level == Level::hbm ? (s.tiles.count + blocks - 1) / blocks
