@@ -164,6 +164,14 @@ __device__ void write_block_sum(const StreamArgs& a, unsigned char* smem, uint32
   }
 }
 
+// A 2-D tile's box coordinates (elements) in the tensor map: x along the row, y the first row.
+struct BoxAt {
+  uint32_t x, y;
+};
+__device__ __forceinline__ BoxAt box_at(const Tiles& tiles, uint32_t box_inner, uint64_t t) {
+  return {static_cast<uint32_t>(t % tiles.tiles_per_row) * box_inner, static_cast<uint32_t>(t / tiles.tiles_per_row) * tiles.rows};
+}
+
 __device__ __forceinline__ const unsigned char* tile_src(const StreamArgs& a, uint32_t k) {
   return a.src + a.tiles.origin(tile_of(a.tiles, a.blocks, blockIdx.x, k));
 }
@@ -271,11 +279,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) tensor_kernel(StreamArgs
   const uint32_t tile = static_cast<uint32_t>(a.tiles.tile_bytes());
   tma_ring(a, [&](uint32_t k, uint32_t dst, uint32_t bar) {
     if (threadIdx.x != 0) return;
-    const uint64_t t = tile_of(a.tiles, a.blocks, blockIdx.x, k);
-    const uint32_t x = static_cast<uint32_t>(t % a.tiles.tiles_per_row) * a.box_inner;
-    const uint32_t y = static_cast<uint32_t>(t / a.tiles.tiles_per_row) * a.tiles.rows;
+    const BoxAt at = box_at(a.tiles, a.box_inner, tile_of(a.tiles, a.blocks, blockIdx.x, k));
     mbar_arrive_expect_tx(bar, tile);
-    tensor_copy(dst, &map, x, y, bar);
+    tensor_copy(dst, &map, at.x, at.y, bar);
   });
 }
 
@@ -300,6 +306,7 @@ __device__ long long timed_copy(const LatencyArgs& a, const CUtensorMap* map, ui
                                 uint32_t phase, bool& ok) {
   const uint32_t lane = threadIdx.x, bytes = static_cast<uint32_t>(a.tiles.tile_bytes());
   const unsigned char* src = a.src + a.tiles.origin(t);
+  const BoxAt at = M == Method::tensor ? box_at(a.tiles, a.box_inner, t) : BoxAt{0, 0};  // outside the timed span
   __syncwarp();
   const long long c0 = clock_now();
   if constexpr (M == Method::ld_st) {
@@ -323,9 +330,7 @@ __device__ long long timed_copy(const LatencyArgs& a, const CUtensorMap* map, ui
       if constexpr (M == Method::bulk) {
         bulk_copy(smem_addr(smem), src, bytes, bar);
       } else {
-        const uint32_t x = static_cast<uint32_t>(t % a.tiles.tiles_per_row) * a.box_inner;
-        const uint32_t y = static_cast<uint32_t>(t / a.tiles.tiles_per_row) * a.tiles.rows;
-        tensor_copy(smem_addr(smem), map, x, y, bar);
+        tensor_copy(smem_addr(smem), map, at.x, at.y, bar);
       }
     }
     if (ok && !mbar_wait(bar, phase & 1)) {
