@@ -1,6 +1,6 @@
 // Benchmarks of the async_copy family (docs/families/async-copy.md):
-//   async_copy/<method>/<l2|hbm>/bandwidth/<axes>  every SM busy, tiles through a ring of shared-memory stages
-//   async_copy/<method>/<l2|hbm>/latency/<axes>    one warp, one copy at a time, clock64 issue -> completion
+//   async/<method>/<l2|hbm>/bandwidth/<axes>  every SM busy, tiles through a ring of shared-memory stages
+//   async/<method>/<l2|hbm>/latency/<axes>    one warp, one copy at a time, clock64 issue -> completion
 // method: ld_st (ld.global.cg + st.shared), cp_async, bulk (TMA 1-D), tensor (TMA 2-D tensor map).
 // Working sets (counter working_set_bytes): bandwidth l2 = L2/8 (as ceiling/read/l2), read 32 times per
 // launch; hbm = 4 x L2, each tile once per launch (a launch leaves in L2 the tiles the next one reads
@@ -49,6 +49,14 @@ bool compiled(benchmark::State& st, Method m) {
                           " code for " + method_name(m) + " (CMAKE_CUDA_ARCHITECTURES lacks this GPU's architecture)";
   st.SkipWithError(why.c_str());
   return false;
+}
+
+// The public name (issue 29): async/<ld_st|cp_async|tma>/<l2|hbm>/<bandwidth|latency>/[kind:<bulk|tensor>/]<axes>:
+// both TMA paths under async/tma, told apart by their kind.
+std::string bench_name(Method m, Level level, const char* measure, const std::string& axes) {
+  const bool tma = m == Method::bulk || m == Method::tensor;
+  return std::string("async/") + (tma ? "tma" : method_name(m)) + "/" + level_name(level) + "/" + measure + "/" +
+         (tma ? std::string("kind:") + method_name(m) + "/" : std::string()) + axes;
 }
 
 // ---- Bandwidth ---------------------------------------------------------------------------------
@@ -114,7 +122,7 @@ double instructions_per_tile(const Stream& s) {
 
 void add_stream(Planner& p, const StreamSpec& spec, Level level) {
   const DeviceFacts& f = p.facts();
-  const std::string name = std::string("async_copy/") + method_name(spec.method) + "/" + level_name(level) + "/bandwidth/" + axes(spec);
+  const std::string name = bench_name(spec.method, level, "bandwidth", axes(spec));
   if (f.arch() < method_min_arch(spec.method)) {
     p.skip(name, std::string(method_name(spec.method)) + " needs sm_" + std::to_string(method_min_arch(spec.method) / 10) +
                      "; this GPU is compute capability " + f.compute_capability);
@@ -203,7 +211,7 @@ void run_latency(benchmark::State& st, const Latency& l, Level level) {
 void add_latency(Planner& p, const LatencySpec& spec, Level level) {
   const DeviceFacts& f = p.facts();
   const std::string tail = spec.method == Method::tensor ? spec.box.name() : "bytes:" + std::to_string(spec.bytes);
-  const std::string name = std::string("async_copy/") + method_name(spec.method) + "/" + level_name(level) + "/latency/" + tail;
+  const std::string name = bench_name(spec.method, level, "latency", tail);
   if (f.arch() < method_min_arch(spec.method)) {
     p.skip(name, std::string(method_name(spec.method)) + " needs sm_" + std::to_string(method_min_arch(spec.method) / 10) +
                      "; this GPU is compute capability " + f.compute_capability);
@@ -249,4 +257,4 @@ void plan(Planner& p) {
 
 }  // namespace
 
-MH_FAMILY("async_copy", plan);
+MH_FAMILY("async", plan);
