@@ -1,0 +1,66 @@
+// Kernel 11: kernel 10 with a multi-stage cp.async pipeline. kCpAsyncStages = 3 shared buffers (each an
+// A and a B tile, 32 KiB): while the warps compute tile t, the copies of tiles t+1 and t+2 are in flight,
+// and they go global -> shared directly (cp.async.cg, 16 bytes, no registers, L1 bypassed) instead of
+// through registers and a store. In kernel 10 every block waits out a whole global-load latency per tile,
+// hidden only by the one other block on its SM; here the wait is for a copy issued two tiles earlier.
+// Per tile t: issue the copy of tile t + kStages - 1 into the buffer tile t - 1 used, commit it as one
+// group, wait until tile t's group has landed (cp.async.wait_group kStages - 1), barrier (every thread's
+// chunks visible), compute, barrier (every warp done reading before that buffer is refilled). One group is
+// committed per tile, empty ones too, so group i always holds tile i.
+// 3 stages x 32 KiB = 96 KiB of dynamic shared memory: two blocks per SM on an H200 (4 stages would leave
+// one). Kernel 11a (11a_cp_async_1stage.cuh) is this kernel with one stage. Any M and N; K % 8 == 0.
+// Included once, by gemm/tc_gemm.cu (the table); the tests reach it through tc_kernels().
+#pragma once
+#include "gemm/tc_tile.cuh"
+
+namespace mh::gemm::tc {
+
+constexpr int kCpAsyncStages = 3;
+constexpr int kStageBytes = 2 * kTileBytes<Layout::swizzled>;  // the A tile, then the B tile
+template <int kStages>
+constexpr size_t kCpAsyncSmemBytes = size_t(kStages) * kStageBytes;
+
+template <int kStages>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) cp_async_kernel(TcGemm g) {
+#if MH_TC_SM80
+  extern __shared__ __align__(128) uint8_t smem[];
+  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const int tiles = (g.K + BK - 1) / BK;
+  auto copy = [&](int t) {  // tile t into buffer t % kStages
+    uint8_t* stage = smem + (t % kStages) * kStageBytes;
+    load_tile_async<Layout::swizzled>(stage, g.A, g.M, g.K, m0, t * BK);
+    load_tile_async<Layout::swizzled>(stage + kTileBytes<Layout::swizzled>, g.B, g.N, g.K, n0, t * BK);
+  };
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < tiles) copy(t);
+    cp_async_commit();
+  }
+  WarpAcc acc = {};
+  for (int t = 0; t < tiles; ++t) {
+    if (t + kStages - 1 < tiles) copy(t + kStages - 1);
+    cp_async_commit();
+    cp_async_wait<kStages - 1>();  // groups 0 .. t complete: tile t has landed (this thread's chunks)
+    __syncthreads();               // ... and every thread's
+    const uint8_t* stage = smem + (t % kStages) * kStageBytes;
+    mma_block_tile<Layout::swizzled>(stage, stage + kTileBytes<Layout::swizzled>, acc, wm0, wn0);
+    __syncthreads();  // every warp is done with this buffer before the next iteration's copy refills it
+  }
+  store_acc(g, acc, m0 + wm0, n0 + wn0);
+#endif
+}
+
+// Dynamic shared memory above 48 KiB needs the kernel's opt-in, before a launch or an occupancy query.
+template <int kStages>
+void prepare_cp_async() {
+  CUDA_CHECK(cudaFuncSetAttribute(cp_async_kernel<kStages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kCpAsyncSmemBytes<kStages>)));
+}
+
+template <int kStages>
+void launch_cp_async(const TcGemm& g) {
+  prepare_cp_async<kStages>();
+  launch_block_tiles(cp_async_kernel<kStages>, kCpAsyncSmemBytes<kStages>, g, "cp_async_kernel");
+}
+
+}  // namespace mh::gemm::tc

@@ -1,0 +1,219 @@
+// Kernel 12 (sm_90a): kernel 11's 128 x 128 x 64 block tile and 3-stage pipeline, with both of its halves
+// handed to Hopper's asynchronous units. TMA (cp.async.bulk.tensor, one thread issues a whole 16 KiB tile)
+// replaces the 256 threads' 16-byte cp.async copies and their address arithmetic, and writes the tiles in
+// the 128-byte swizzle (chunk c of row r at c ^ (r % 8): kernel 10's layout); wgmma m64n128k16 replaces the
+// ldmatrix + mma.sync of 8 warps: each warpgroup (4 warps) multiplies its 64 x 64 slice of A by the 128 x 64
+// B tile straight from shared memory, so no ldmatrix wavefronts and no fragment registers are spent on the
+// operands (kernels 9-11's shared-memory bound, docs/families/tc-gemm.md, goes away; L2 -> SM bytes remain).
+// Pipeline: stage s has an mbarrier that its TMA completes (arrive.expect_tx of the 32 KiB, then the bytes).
+// Per tile t: every thread waits for stage t % 3's phase, the warpgroups issue 4 wgmma (k16 steps: the
+// descriptors' start address advances 32 bytes within the swizzled rows) and wait for them, a barrier marks
+// the stage free, and thread 0 refills it with tile t + 3. Not yet warp-specialized (issue 30's next step).
+// TMA zero-fills outside the matrix (M, N edges, the K tail); stores are guarded: any M, N; K % 8 == 0
+// (TMA's 16-byte row pitch). An mbarrier wait gives up after 2 s (a broken pipeline must not hang a run):
+// the result is then wrong and the verification says so.
+// The tensor maps come from the driver's cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion
+// (gpubench does not link libcuda).
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gemm/12_wgmma_tma.cuh"
+#include "gemm/tc_tile.cuh"
+#include "harness/device_info.cuh"
+
+namespace mh::gemm::tc {
+namespace {
+
+constexpr int kTileBytesTma = BM * BK * 2;  // 16 KiB, 128 rows of 128 bytes
+constexpr int kStageBytesTma = 2 * kTileBytesTma;
+constexpr int kAccRegs = 64;  // m64n128 FP32 accumulators per thread
+static_assert(BK * 2 == 128, "one tile row is one 128-byte swizzle row");
+static_assert(kWgmmaDynSmemBytes == size_t(kWgmmaStages) * kStageBytesTma + 1024, "gemm/12_wgmma_tma.cuh");
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits
+// 0-13), leading byte offset >> 4 (16-29; unused for K-major 128-byte swizzle, 1 by convention), stride byte
+// offset >> 4 (32-45: 1024, from one 8-row group to the next), swizzle mode (62-63: 1 = 128 bytes).
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | uint64_t(1) << 16 | uint64_t(1024 >> 4) << 32 | uint64_t(1) << 62;
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Waits for the phase of parity `parity` to complete, for at most 2 s of %globaltimer.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  const long long start = global_ns();
+  while (!mbar_try_wait(bar, parity))
+    if (global_ns() - start > 2000000000ll) return;
+}
+
+// One 128 x 64 tile (box) at (k0, row0) of the map into shared memory at dst, completing on mbarrier bar.
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k0, int row0, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(k0), "r"(row0), "r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kAccRegs], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(1)
+      : "memory");
+}
+
+// The accumulators as written by the asynchronous wgmma: the compiler must not read them before the wait.
+__device__ __forceinline__ void fence_acc(float (&d)[kAccRegs]) {
+#pragma unroll
+  for (int i = 0; i < kAccRegs; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The warpgroup's 64 x 128 of C (first row row0) from the wgmma D fragment: thread T, warp w = T / 32 of the
+// warpgroup, lane l: d[4j + e] is row 16 w + l / 4 + 8 (e / 2), column 8 j + 2 (l % 4) + e % 2 (PTX ISA,
+// wgmma D fragments): per 8 columns, mma.sync's m16n8 C fragment.
+__device__ __forceinline__ void store_wgmma(const TcGemm& g, const float (&d)[kAccRegs], int row0, int col0) {
+  const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < kAccRegs / 4; ++j)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+      store_pair(g, row0 + 16 * w + lane / 4 + 8 * half, col0 + 8 * j + 2 * (lane % 4), d[4 * j + 2 * half],
+                 d[4 * j + 2 * half + 1]);
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+__global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
+    wgmma_tma_kernel(TcGemm g, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  __shared__ __align__(8) uint64_t full[kWgmmaStages];
+  const uint32_t tiles_base = (smem_addr(smem_raw) + 1023) & ~1023u;
+  const int wg = threadIdx.x / 128;
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const int tiles = (g.K + BK - 1) / BK;
+  auto stage_a = [&](int s) { return tiles_base + s * kStageBytesTma; };
+  auto load = [&](int t) {  // thread 0: tile t into stage t % kWgmmaStages
+    const int s = t % kWgmmaStages;
+    const uint32_t bar = smem_addr(&full[s]);
+    mbar_expect_tx(bar, kStageBytesTma);
+    tma_load(stage_a(s), &map_a, t * BK, m0, bar);
+    tma_load(stage_a(s) + kTileBytesTma, &map_b, t * BK, n0, bar);
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kWgmmaStages; ++s) mbar_init(smem_addr(&full[s]), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // the inits visible to TMA
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int t = 0; t < kWgmmaStages && t < tiles; ++t) load(t);
+  float d[kAccRegs];
+#pragma unroll
+  for (int i = 0; i < kAccRegs; ++i) d[i] = 0.f;
+  for (int t = 0; t < tiles; ++t) {
+    const int s = t % kWgmmaStages;
+    mbar_wait(smem_addr(&full[s]), (t / kWgmmaStages) % 2);  // the stage's (t / stages)-th fill has landed
+    const uint32_t a = stage_a(s) + wg * 64 * 128, b = stage_a(s) + kTileBytesTma;
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int ks = 0; ks < BK / 16; ++ks) wgmma_m64n128k16(d, smem_desc(a + 32 * ks), smem_desc(b + 32 * ks));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    fence_acc(d);
+    __syncthreads();  // both warpgroups' wgmma are done reading stage s
+    if (threadIdx.x == 0 && t + kWgmmaStages < tiles) load(t + kWgmmaStages);
+  }
+  store_wgmma(g, d, m0 + 64 * wg, n0);
+#endif
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw CudaError("cuTensorMapEncodeTiled: not found in the driver (needs a CUDA 12.0+ driver)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A K-major BF16 matrix of `rows` rows of K as 128 x 64 boxes (128 rows of 128 bytes), 128-byte swizzle,
+// zeros outside.
+CUtensorMap tile_map(const bf16* X, int rows, int K) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+  const cuuint64_t pitch[1] = {cuuint64_t(K) * sizeof(bf16)};
+  const cuuint32_t box[2] = {BK, BM};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X), dims, pitch, box, step,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw CudaError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for " + std::to_string(rows) +
+                    " rows of K = " + std::to_string(K));
+  return map;
+}
+
+}  // namespace
+
+void prepare_wgmma_tma() {
+  CUDA_CHECK(cudaFuncSetAttribute(wgmma_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kWgmmaDynSmemBytes)));
+}
+
+void launch_wgmma_tma(const TcGemm& g) {
+  if (g.K % 8 != 0)
+    throw std::invalid_argument("wgmma_tma_kernel: K = " + std::to_string(g.K) + " is not a multiple of 8");
+  if (g.M == 0 || g.N == 0) return;
+  if (g.K == 0) {  // no tile to load: C = 0 (a tensor map of zero width does not exist)
+    CUDA_CHECK(cudaMemsetAsync(g.C, 0, size_t(g.M) * g.N * sizeof(float)));
+    return;
+  }
+  prepare_wgmma_tma();
+  const CUtensorMap a = tile_map(g.A, g.M, g.K), b = tile_map(g.B, g.N, g.K);
+  const dim3 grid((g.M + BM - 1) / BM, (g.N + BN - 1) / BN);
+  wgmma_tma_kernel<<<grid, kWgmmaThreads, kWgmmaDynSmemBytes>>>(g, a, b);
+  CUDA_CHECK_LAUNCH("wgmma_tma_kernel");
+}
+
+const void* wgmma_tma_kernel_ptr() { return reinterpret_cast<const void*>(wgmma_tma_kernel); }
+
+}  // namespace mh::gemm::tc

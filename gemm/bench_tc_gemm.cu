@@ -1,0 +1,85 @@
+// The BF16 tensor-core GEMM family: tc_gemm/<kernel>/m:M/n:N/k:K for every row of the ladder's table
+// (gemm/tc_gemm.cu). Each benchmark first verifies its kernel at its shape (C poisoned with NaN, against the
+// FP64 DGEMM reference of the BF16 inputs, gemm/tc_verify.cuh) and reports max_rel_err and tolerance; a
+// failure ends the benchmark with one line and times nothing. HBM-resident: A and B (32 MiB each at 4096^3,
+// 128 MiB at 8192^3) do not fit the 60 MiB L2 together; L2 keeps the reuse between the blocks in flight.
+#include "gemm/launch_counters.cuh"
+#include "gemm/tc_cublas.cuh"
+#include "gemm/tc_verify.cuh"
+#include "harness/bench.cuh"
+
+namespace {
+using namespace mh;
+using namespace mh::gemm;
+
+struct Shape {
+  int m, n, k;
+};
+// 4096^3 and 8192^3 (whole waves of 128 x 128 tiles: 1024 and 4096 tiles on 132 SMs x 2 blocks), 4092^3
+// (tile quantization; K % 8 != 0, so only cuBLAS runs it, the kernels skip with the reason), and a tall-skinny
+// C, 16384 x 200: N is not a multiple of the tile (the second column of tiles is 72 / 128 full) and 256 tiles
+// are less than one wave of two blocks per SM.
+constexpr Shape kShapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4092, 4092, 4092}, {16384, 200, 4096}};
+
+std::string describe_shape(const Shape& s) {
+  return "m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k);
+}
+
+void run(benchmark::State& st, const TcKernel* kernel, Shape s) {
+  if (!fits_device_memory(st, tc_device_bytes(s.m, s.n, s.k))) return;
+  CublasHandle pedantic, blas(kTcCublasMath);
+  TcProblem p(s.m, s.n, s.k);
+  Check c;
+  {
+    const Reference<double> ref = tc_device_reference(p, pedantic);
+    kernel->launch(p.prepare(), blas);
+    c = check(p.C.data(), ref);
+  }
+  st.counters["max_rel_err"] = value(c.max_rel_err);
+  st.counters["tolerance"] = value(c.tolerance);
+  if (!c.pass()) {
+    const std::string msg = std::string(kernel->name) + " " + describe_shape(s) + " fails against the FP64 reference: " +
+                            c.describe();
+    st.SkipWithError(msg.c_str());
+    return;
+  }
+  const TcGemm g = p.prepare();
+  run_timed(st, [&] { kernel->launch(g, blas); });
+  st.counters["flops_per_second"] = rate(2.0 * s.m * s.n * s.k);
+  if (kernel->threads > 0) add_launch_counters(st, tc_kernel_launch(*kernel));
+}
+
+void plan(Planner& p) {
+  const DeviceFacts& f = p.facts();
+  p.context("tc_cublas", tc_cublas_context());
+  for (const TcKernel& k : tc_kernels())
+    for (const Shape& s : kShapes) {
+      const std::string name = std::string("tc_gemm/") + k.name + "/m:" + std::to_string(s.m) + "/n:" +
+                               std::to_string(s.n) + "/k:" + std::to_string(s.k);
+      const std::string why = tc_unsupported(k, f.arch(), s.k);
+      if (!why.empty()) {
+        p.skip(name, why);
+        continue;
+      }
+      Launch l;
+      l.device_bytes = tc_device_bytes(s.m, s.n, s.k);
+      if (k.threads > 0) {
+        l.threads = k.threads;
+        l.blocks = static_cast<long long>((s.m + k.tile_m - 1) / k.tile_m) * ((s.n + k.tile_n - 1) / k.tile_n);
+        l.smem_per_block = k.smem_bytes;
+        // On the GPU, the compiled kernel's registers and blocks per SM; the facts' for --plan-for.
+        const Residency r = p.residency(tc_planned_residency(f, k), [&k] { return tc_compiled_residency(k); });
+        l.regs_per_thread = r.regs_per_thread;
+        l.blocks_per_sm = r.blocks_per_sm;
+        l.note = std::string(k.tiles) + ", HBM-resident A and B";
+      } else {
+        l.note = tc_cublas_context();
+      }
+      const TcKernel* kernel = &k;
+      p.add_if_resident(name, l, [kernel, s](benchmark::State& st) { run(st, kernel, s); });
+    }
+}
+
+}  // namespace
+
+MH_FAMILY("tc_gemm", plan);

@@ -1,0 +1,226 @@
+// What kernels 9-11 of the BF16 ladder share: the block tile, the shared-memory tile layouts, the
+// global -> shared copies, the ldmatrix / mma.sync fragment code and the register epilogue. Each kernel file
+// says which of these it uses and what it changes against the previous step.
+//
+// Block tile: 128 x 128 of C, K in steps of BK = 64, 256 threads = 8 warps as 2 (M) x 4 (N), each warp 64 x 32
+// of C. A shared tile is 128 rows of BK BF16 (128 bytes = 8 chunks of 16 bytes) of A (rows m) or of B (rows n).
+// Every kernel asks __launch_bounds__(256, 2): two blocks per SM, at most 128 registers per thread.
+#pragma once
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "gemm/tc_gemm.cuh"
+
+// BF16 mma.sync, cp.async and BF16 WMMA exist from sm_80 on: other device passes compile empty kernels
+// (the plans skip them with the reason, so they never run).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MH_TC_SM80 1
+#else
+#define MH_TC_SM80 0
+#endif
+
+namespace mh::gemm::tc {
+
+constexpr int BM = 128, BN = 128, BK = 64, kThreads = 256, kMinBlocks = 2;
+constexpr int WM = 64, WN = 32, kWarpsN = BN / WN;  // warp w covers rows (w / 4) * 64, columns (w % 4) * 32
+constexpr int kMTiles = WM / 16, kNTiles = WN / 8;   // m16n8k16 tiles per warp: 4 x 4
+constexpr int kRowChunks = BK / 8;                   // 16-byte chunks per tile row
+constexpr int kChunksPerThread = BM * kRowChunks / kThreads;
+static_assert(BM == BN, "one copy routine serves the A and the B tile");
+static_assert(BM * kRowChunks % kThreads == 0, "every thread copies the same number of chunks");
+static_assert((BM / WM) * kWarpsN * 32 == kThreads, "the warps tile the block");
+
+// How a tile's rows sit in shared memory:
+//   plain:    row r at 128 r bytes. The 8 rows an ldmatrix phase reads at one chunk are 128 bytes apart: all
+//             in the same four banks, an 8-way conflict (kernel 10a).
+//   padded:   row r at 144 r bytes (BK + 8 elements, WMMA's ldm = 72): 8 rows land in 8 different 16-byte
+//             bank groups, at the price of 1/8 more shared memory (kernel 9).
+//   swizzled: row r at 128 r bytes, chunk c stored at chunk c ^ (r % 8): the 8 rows of a phase hit 8 different
+//             bank groups, nothing wasted (kernels 10, 11). The same XOR as TMA's 128-byte swizzle.
+enum class Layout { plain, padded, swizzled };
+template <Layout L>
+constexpr int kRowBytes = L == Layout::padded ? (BK + 8) * 2 : BK * 2;
+template <Layout L>
+constexpr int kTileBytes = BM * kRowBytes<L>;
+
+// Byte offset of chunk `chunk` (8 BF16, k = 8 chunk ... 8 chunk + 7) of tile row `row`: the one place the
+// layouts are written down; the copies and the fragment loads both go through it.
+template <Layout L>
+__device__ __forceinline__ uint32_t chunk_offset(int row, int chunk) {
+  const int c = L == Layout::swizzled ? chunk ^ (row % 8) : chunk;
+  return static_cast<uint32_t>(row * kRowBytes<L> + c * 16);
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Chunk `chunk` of row `row` of the tile whose first row is r0 and first k is k0, in a K-major matrix X of
+// `rows` rows of K: its address, or null outside the matrix (the copy zero-fills it). With K % 8 == 0 a
+// chunk is wholly inside or wholly outside.
+__device__ __forceinline__ const bf16* chunk_src(const bf16* X, int rows, int K, int r0, int k0, int row, int chunk) {
+  const int r = r0 + row, k = k0 + chunk * 8;
+  return r < rows && k < K ? X + size_t(r) * K + k : nullptr;
+}
+
+// The thread's i-th chunk of a tile: consecutive threads take consecutive chunks of a row (coalesced
+// 128-byte rows in global memory; a quarter-warp's 16-byte stores fill one row: conflict-free in every layout).
+struct ChunkPos {
+  int row, chunk;
+};
+__device__ __forceinline__ ChunkPos chunk_pos(int i) {
+  const int idx = threadIdx.x + i * kThreads;
+  return {idx / kRowChunks, idx % kRowChunks};
+}
+
+// Synchronous copy of one tile: 16-byte global loads into registers, then 16-byte shared stores.
+template <Layout L>
+__device__ __forceinline__ void load_tile(uint8_t* tile, const bf16* X, int rows, int K, int r0, int k0) {
+  uint4 v[kChunksPerThread];
+#pragma unroll
+  for (int i = 0; i < kChunksPerThread; ++i) {
+    const ChunkPos p = chunk_pos(i);
+    const bf16* src = chunk_src(X, rows, K, r0, k0, p.row, p.chunk);
+    v[i] = src ? *reinterpret_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int i = 0; i < kChunksPerThread; ++i) {
+    const ChunkPos p = chunk_pos(i);
+    *reinterpret_cast<uint4*>(tile + chunk_offset<L>(p.row, p.chunk)) = v[i];
+  }
+}
+
+// Asynchronous copy of one tile (cp.async.cg, 16 bytes, L1 bypassed): global -> shared without registers.
+// A chunk outside the matrix copies 0 source bytes, which zero-fills its 16 (the source address is then
+// the matrix's base, valid but unread).
+template <Layout L>
+__device__ __forceinline__ void load_tile_async(uint8_t* tile, const bf16* X, int rows, int K, int r0, int k0) {
+#if MH_TC_SM80
+#pragma unroll
+  for (int i = 0; i < kChunksPerThread; ++i) {
+    const ChunkPos p = chunk_pos(i);
+    const bf16* src = chunk_src(X, rows, K, r0, k0, p.row, p.chunk);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(tile + chunk_offset<L>(p.row, p.chunk))),
+                 "l"(src ? src : X), "r"(src ? 16 : 0)
+                 : "memory");
+  }
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+#if MH_TC_SM80
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+#if MH_TC_SM80
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// ldmatrix .x4: lanes 8j .. 8j+7 give the 16-byte row addresses of 8x8 matrix j; every lane receives, in
+// r[j], the two BF16 of matrix j at row lane / 4, columns 2 (lane % 4), +1 (PTX ISA, ldmatrix).
+// "memory": it reads shared memory, so it must not move across the barriers around it.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+#if MH_TC_SM80
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+#endif
+}
+
+// d += a b, m16n8k16, A row-major (16 x 16), B column-major (16 x 8), BF16 in, FP32 accumulate.
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if MH_TC_SM80
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+using WarpAcc = float[kMTiles][kNTiles][4];
+
+// One BK-deep block tile of a warp's 64 x 32 of C, from tiles As (rows m) and Bs (rows n) in layout L.
+// Fragments per the PTX ISA's m16n8k16 .bf16 layouts (g = lane / 4, t = lane % 4):
+//   A: a[0] = (row g, k 2t..2t+1), a[1] = (g+8, 2t..), a[2] = (g, 8+2t..), a[3] = (g+8, 8+2t..):
+//      ldmatrix matrices j = 0..3 are (rows 0-7 | 8-15) x (k 0-7 | 8-15) with the row half in bit 0 of j,
+//      so lane l addresses row (l % 8) + 8 ((l / 8) % 2), chunk l / 16 of the k16 step.
+//   B: b[0] = (k 2t..2t+1, column g), b[1] = (k 8+2t.., g): rows n of Bs are the columns of B, so an 8x8
+//      matrix of Bs (8 n x 8 k) is one register; one .x4 loads two n8 tiles, matrices (n 0-7, k 0-7),
+//      (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15): lane l addresses n (l % 8) + 8 (l / 16),
+//      chunk (l / 8) % 2.
+//   C: c[0..1] = (row g, columns 2t, 2t+1), c[2..3] = (row g+8, same columns).
+template <Layout L>
+__device__ __forceinline__ void mma_block_tile(const uint8_t* As, const uint8_t* Bs, WarpAcc& acc, int wm0, int wn0) {
+  const int lane = threadIdx.x % 32;
+  const uint32_t a_base = smem_addr(As), b_base = smem_addr(Bs);
+#pragma unroll
+  for (int ks = 0; ks < BK / 16; ++ks) {
+    uint32_t a[kMTiles][4], b[kNTiles][2];
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi)
+      ldmatrix_x4(a[mi], a_base + chunk_offset<L>(wm0 + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2), 2 * ks + lane / 16));
+#pragma unroll
+    for (int nj = 0; nj < kNTiles / 2; ++nj) {
+      uint32_t r[4];
+      ldmatrix_x4(r, b_base + chunk_offset<L>(wn0 + nj * 16 + lane % 8 + 8 * (lane / 16), 2 * ks + (lane / 8) % 2));
+      b[2 * nj][0] = r[0];
+      b[2 * nj][1] = r[1];
+      b[2 * nj + 1][0] = r[2];
+      b[2 * nj + 1][1] = r[3];
+    }
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < kNTiles; ++ni) mma_bf16(acc[mi][ni], a[mi], b[ni]);
+  }
+}
+
+// C[row][col], C[row][col + 1] = x, y (col even), guarded at the edges: one float2 where the row pitch is even
+// (then 8-byte aligned), else two floats.
+__device__ __forceinline__ void store_pair(const TcGemm& g, int row, int col, float x, float y) {
+  if (row >= g.M) return;
+  float* c = g.C + size_t(row) * g.N + col;
+  if (g.N % 2 == 0 && col + 1 < g.N) {
+    *reinterpret_cast<float2*>(c) = make_float2(x, y);
+  } else {
+    if (col < g.N) c[0] = x;
+    if (col + 1 < g.N) c[1] = y;
+  }
+}
+
+// The warp's accumulators to C (row0, col0: the warp tile's first element), straight from the C fragments:
+// a quad writes 8 consecutive floats of a row.
+__device__ __forceinline__ void store_acc(const TcGemm& g, const WarpAcc& acc, int row0, int col0) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNTiles; ++ni)
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+        store_pair(g, row0 + mi * 16 + lane / 4 + 8 * half, col0 + ni * 8 + 2 * (lane % 4), acc[mi][ni][2 * half],
+                   acc[mi][ni][2 * half + 1]);
+}
+
+// Host: launches kernel(g) over the 128 x 128 tiles of C (blockIdx.x: rows, blockIdx.y: columns). Refuses
+// K % 8 != 0 (tc_unsupported says why); an empty C launches nothing.
+template <class Kernel>
+void launch_block_tiles(Kernel kernel, size_t dyn_smem, const TcGemm& g, const char* name) {
+  if (g.K % 8 != 0)
+    throw std::invalid_argument(std::string(name) + ": K = " + std::to_string(g.K) + " is not a multiple of 8");
+  if (g.M == 0 || g.N == 0) return;
+  const dim3 grid((g.M + BM - 1) / BM, (g.N + BN - 1) / BN);
+  kernel<<<grid, kThreads, dyn_smem>>>(g);
+  CUDA_CHECK_LAUNCH(name);
+}
+
+}  // namespace mh::gemm::tc
