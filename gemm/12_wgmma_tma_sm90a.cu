@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
   for (int t = 0; t < tiles; ++t) {
     const int s = t % kWgmmaStages;
     mbar_wait(smem_addr(&full[s]), (t / kWgmmaStages) % 2);  // the stage's (t / stages)-th fill has landed
+    __syncwarp();  // the warp converged again after its polling loop: the wgmma instructions are .sync.aligned
     const uint32_t a = stage_a(s) + wg * 64 * 128, b = stage_a(s) + kTileBytesTma;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
