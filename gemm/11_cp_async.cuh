@@ -59,8 +59,7 @@ void prepare_cp_async() {
 
 template <int kStages>
 void launch_cp_async(const TcGemm& g) {
-  prepare_cp_async<kStages>();
-  launch_block_tiles(cp_async_kernel<kStages>, kCpAsyncSmemBytes<kStages>, g, "cp_async_kernel");
+  launch_block_tiles(cp_async_kernel<kStages>, kCpAsyncSmemBytes<kStages>, g, "cp_async_kernel", prepare_cp_async<kStages>);
 }
 
 }  // namespace mh::gemm::tc

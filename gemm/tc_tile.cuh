@@ -212,12 +212,14 @@ __device__ __forceinline__ void store_acc(const TcGemm& g, const WarpAcc& acc, i
 }
 
 // Host: launches kernel(g) over the 128 x 128 tiles of C (blockIdx.x: rows, blockIdx.y: columns). Refuses
-// K % 8 != 0 (tc_unsupported says why); an empty C launches nothing.
+// K % 8 != 0 (tc_unsupported says why) before any CUDA call; an empty C launches nothing. `prepare` (the
+// dynamic shared memory opt-in) runs just before the launch.
 template <class Kernel>
-void launch_block_tiles(Kernel kernel, size_t dyn_smem, const TcGemm& g, const char* name) {
+void launch_block_tiles(Kernel kernel, size_t dyn_smem, const TcGemm& g, const char* name, void (*prepare)() = nullptr) {
   if (g.K % 8 != 0)
     throw std::invalid_argument(std::string(name) + ": K = " + std::to_string(g.K) + " is not a multiple of 8");
   if (g.M == 0 || g.N == 0) return;
+  if (prepare) prepare();
   const dim3 grid((g.M + BM - 1) / BM, (g.N + BN - 1) / BN);
   kernel<<<grid, kThreads, dyn_smem>>>(g);
   CUDA_CHECK_LAUNCH(name);
