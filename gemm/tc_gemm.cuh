@@ -28,7 +28,7 @@ struct TcGemm {
   float* C = nullptr;
 };
 
-// One row of the ladder's table (gemm/tc_gemm.cu): benchmark names are "tc_gemm/<name>/...".
+// One row of the ladder's table (gemm/tc_gemm.cu): benchmark names are "gemm/<name>/..." (gemm/bench_tc_gemm.cu).
 struct TcKernel {
   const char* name;
   void (*launch)(const TcGemm&, cublasHandle_t);  // kernels ignore the handle; cuBLAS uses it

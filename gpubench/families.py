@@ -45,13 +45,12 @@ FAMILIES = (
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
            quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
     Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"), sections=("gemm", "gemm_bounds", "gemm_ladder"),
-           quick="(smem|cublas)/m:(1024|4092)/", ncu="[a-z0-9_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
+           quick="((smem|cublas)/m:(1024|4092)|(cublas_bf16|mma_swizzled)/m:4096)/", ncu="[a-z0-9_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
            ncu_section="gemm"),
     Family("async", ("method", "level", "measure"),
            quick="((ld_st/l2/bandwidth/tile:16384|cp_async/l2/bandwidth/bytes:16/stages:4|tma/l2/bandwidth/kind:bulk/copy:16384"
                  "|tma/l2/bandwidth/kind:tensor/elem:2/box:64x64/swizzle:128)/|(ld_st|cp_async)/l2/latency/bytes:16/"
                  "|tma/l2/latency/kind:bulk/bytes:16/)"),
-    Family("tc_gemm", ("kernel",), quick="(cublas_bf16|mma_swizzled)/m:4096/"),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 _OLD = {old: f.name for f in FAMILIES for old in f.old}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """GEMM: GFLOP/s against size for square shapes (m = n = k, log2 axis) per kernel, and % of cuBLAS."""
+from gpubench.analysis.bounds import TENSOR_CORE_KERNELS
 from plots.plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "gemm"
@@ -8,7 +9,7 @@ KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded", "cubl
 
 def main(argv=None):
     suite, out = parse_args(PROG, __doc__, argv)
-    recs = suite.ok("gemm")
+    recs = [r for r in suite.ok("gemm") if r.fields.get("kernel") not in TENSOR_CORE_KERNELS]  # FP32 only
     square = [r for r in recs if r.fields.get("m") == r.fields.get("n") == r.fields.get("k") is not None]
     if not square:
         return nothing_to_plot(PROG, suite, "square gemm/*/m:N/n:N/k:N")
