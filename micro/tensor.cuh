@@ -1,0 +1,90 @@
+// Tensor cores and the shared-memory path into them: ldmatrix throughput, mma.sync throughput and latency
+// per data type, and sm_90a wgmma throughput (micro/tensor_sm90a.cu). Fragment maps, shared layouts and
+// the ldmatrix wavefront model are model/tensor_model.hpp.
+//
+// Every kernel's result is checked against the host: ldmatrix's per-thread sums of what it loaded; the
+// accumulators of one mma fragment / wgmma tile against the host's product of the same operands.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device_info.cuh"
+#include "model/tensor_model.hpp"
+
+namespace mh::tensor {
+
+// ---- operands ---------------------------------------------------------------------------------------------
+enum class Dtype { fp16, bf16, tf32, int8, fp8_e4m3 };
+enum class Data { zero, random };
+const char* dtype_name(Dtype t);  // "fp16" "bf16" "tf32" "int8" "fp8_e4m3"
+const char* data_name(Data d);    // "zero" "random"
+int elem_bytes(Dtype t);          // 2 2 4 1 1
+
+// A matrix of `rows` x `cols` elements, row-major, each element's bits in elem_bytes(t) bytes. Random data:
+// a random sign and mantissa with exponents giving magnitudes in [0.25, 2) (tf32 rounded to its 10-bit
+// mantissa, so the hardware sees exact tf32 values); int8 uniform in [-32, 31] (a chain of 2^14 steps of
+// 32 products stays inside int32). Deterministic in `seed`.
+std::vector<uint8_t> make_matrix(Dtype t, Data d, int rows, int cols, uint32_t seed);
+// The value of element i of such a matrix.
+double element_value(Dtype t, const std::vector<uint8_t>& m, size_t i);
+
+// Empty when `got` (rows x cols, row-major; int32 bits for int8, else float bits) equals `steps` times the
+// host product a (rows x k) times b (k x cols, row-major): exactly for int8 (mod 2^32), for floats within
+// 1e-3 x steps x sum over k of |a||b| per element (fp32 accumulation over `steps` steps, rounded products
+// inside the tensor core). Else one line naming the first element that differs.
+std::string check_product(Dtype t, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, int rows, int cols,
+                          int k, double steps, const std::vector<uint32_t>& got);
+
+// ---- mma.sync ---------------------------------------------------------------------------------------------
+struct MmaShape {
+  int m, n, k;
+  int min_arch;  // as __CUDA_ARCH__: 800 (m16n8k16 fp16/bf16, tf32, int8), 890 (fp8)
+  double flops() const { return 2.0 * m * n * k; }
+};
+MmaShape mma_shape(Dtype t);
+
+constexpr int kMmaThreads = 256;  // throughput block: 8 warps
+constexpr int kMmaChains = 8;     // independent accumulators per warp in the throughput kernel
+
+// Throughput: every warp runs kMmaChains chains of `iters` mma each on the same A and B fragments (loaded
+// from a (m x k) and b (k x n) in global memory); latency (`latency` true): one chain, launch with 1 block
+// of 32 threads. Block 0's warp 0 writes the sum of its chains' accumulators (m x n, row-major) to d:
+// mma_steps(latency, iters) times A.B. spans[b] is block b's loop (thread 0's clock64 and %globaltimer).
+inline double mma_steps(bool latency, int iters) { return (latency ? 1.0 : kMmaChains) * iters; }
+void launch_mma(Dtype t, bool latency, const uint8_t* a, const uint8_t* b, int blocks, int threads, int iters,
+                uint32_t* d, ClockSpan* spans, cudaStream_t s = nullptr);
+// Registers and resident blocks of kMmaThreads per SM of the throughput kernel, compiled.
+Residency mma_residency(Dtype t);
+
+// ---- ldmatrix ---------------------------------------------------------------------------------------------
+constexpr int kLdThreads = 512;  // 16 warps per block
+
+struct LdPlan {
+  model::LdLayout layout = model::LdLayout::padded;
+  int matrices = 4;  // .x1 .x2 .x4
+  bool trans = false;
+  int blocks = 1;
+  int iters = 1;  // loop iterations; each issues kLdShifts ldmatrix per warp
+  double instructions() const { return static_cast<double>(blocks) * kLdThreads / 32 * iters * model::kLdShifts; }
+};
+
+// The tile's 16-bit element at halfword index h holds ld_tile_value(h).
+MH_TENSOR_HD inline uint16_t ld_tile_value(uint32_t h) { return static_cast<uint16_t>(h * 40503u + 17u); }
+// sums[thread] = the sum (mod 2^32) of every register that thread's ldmatrix loaded.
+void launch_ldmatrix(const LdPlan& p, uint32_t* sums, ClockSpan* spans, cudaStream_t s = nullptr);
+// What thread `lane` of any warp sums.
+uint32_t expected_ldmatrix_sum(const LdPlan& p, int lane);
+Residency ldmatrix_residency(const LdPlan& p);
+
+// ---- wgmma (sm_90a; micro/tensor_sm90a.cu) ----------------------------------------------------------------
+constexpr int kWgmmaThreads = 128;  // one warpgroup per block
+constexpr int kWgmmaUnroll = 4;     // wgmma per loop iteration (one commit group)
+bool wgmma_n_supported(int n);      // 64, 128, 256
+// Every warpgroup runs iters x kWgmmaUnroll wgmma.mma_async m64nNk16 f32 += bf16 x bf16 on A (64 x 16) and
+// B (16 x n) copied into shared memory (no swizzle, K-major). Block 0 writes its 64 x n accumulators to d.
+void launch_wgmma(int n, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
+                  cudaStream_t s = nullptr);
+Residency wgmma_residency(int n);
+
+}  // namespace mh::tensor

@@ -1,0 +1,168 @@
+// wgmma (sm_90a alone: CMakeLists.txt compiles *_sm90a.cu for it; the plans skip these on other GPUs).
+// One warpgroup per block runs wgmma.mma_async m64nNk16 f32 += bf16 x bf16 with A and B in shared memory
+// (K-major, no swizzle: model::wgmma_tile_offset), chained on the same accumulators: the PTX ISA orders
+// wgmma of one shape on the same accumulator registers without a fence, so the loop needs only
+// commit_group and wait_group 1 (the next group is issued while the previous one runs).
+#include <stdexcept>
+
+#include "micro/tensor.cuh"
+
+#include "harness/cuda_check.cuh"
+
+namespace mh::tensor {
+namespace {
+
+// The wgmma instruction per N: N/2 f32 accumulators per thread. (The operand lists are spelled out, since
+// an asm string must be a literal; scale-d is the predicate p = 1: d += a * b.)
+template <int N>
+__device__ __forceinline__ void wgmma_bf16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b);
+
+template <>
+__device__ __forceinline__ void wgmma_bf16<64>(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_bf16<128>(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_bf16<256>(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in bits 0-13,
+// leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, base offset 0, swizzle mode 0 (none)
+// in bits 62-63.
+__device__ __forceinline__ uint64_t smem_descriptor(const void* p) {
+  const auto addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+  return static_cast<uint64_t>((addr & 0x3ffff) >> 4) | static_cast<uint64_t>(model::kWgmmaLbo >> 4) << 16 |
+         static_cast<uint64_t>(model::kWgmmaSbo >> 4) << 32;
+}
+
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmma (as CUTLASS's
+// warpgroup_fence_operand does): an empty asm that "changes" each register.
+template <int R>
+__device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// a: 64 x 16 bf16 row-major; b: 16 x N row-major (k, n). Block 0 writes its 64 x N accumulators to d.
+template <int N>
+__global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a, const uint16_t* b, int iters, uint32_t* d,
+                                                              ClockSpan* spans) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __shared__ alignas(128) uint16_t sa[64 * 16], sb[N * 16];
+  for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) sa[model::wgmma_tile_offset(i / 16, i % 16) / 2] = a[i];
+  for (int i = threadIdx.x; i < 16 * N; i += blockDim.x) sb[model::wgmma_tile_offset(i % N, i / N) / 2] = b[i];
+  // The tiles were written through the generic proxy; wgmma reads them through the async proxy.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const uint64_t desc_a = smem_descriptor(sa), desc_b = smem_descriptor(sb);
+  float acc[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
+  const long long c0 = clock64(), n0 = global_ns();
+  fence_accumulators(acc);
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // the zeroed registers before the first wgmma
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < kWgmmaUnroll; ++u) wgmma_bf16<N>(acc, desc_a, desc_b);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  fence_accumulators(acc);
+  const long long c1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0) spans[blockIdx.x] = {c1 - c0, n1 - n0};
+  if (blockIdx.x == 0)
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) {
+      const model::RowCol e = model::wgmma_d_element(threadIdx.x, i);
+      d[e.row * N + e.col] = __float_as_uint(acc[i]);
+    }
+#else
+  __trap();  // no sm_90a here: the plans skip wgmma
+#endif
+}
+
+const void* wgmma_kernel_of(int n) {
+  switch (n) {
+    case 64: return reinterpret_cast<const void*>(wgmma_kernel<64>);
+    case 128: return reinterpret_cast<const void*>(wgmma_kernel<128>);
+    case 256: return reinterpret_cast<const void*>(wgmma_kernel<256>);
+  }
+  throw std::invalid_argument("wgmma: N must be 64, 128 or 256");
+}
+
+}  // namespace
+
+bool wgmma_n_supported(int n) { return n == 64 || n == 128 || n == 256; }
+
+void launch_wgmma(int n, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
+                  cudaStream_t s) {
+  const void* k = wgmma_kernel_of(n);
+  void* args[] = {&a, &b, &iters, &d, &spans};
+  CUDA_CHECK(cudaLaunchKernel(k, dim3(blocks), dim3(kWgmmaThreads), args, 0, s));
+  CUDA_CHECK_LAUNCH("wgmma_kernel");
+}
+
+Residency wgmma_residency(int n) { return compiled_residency(wgmma_kernel_of(n), kWgmmaThreads, 0); }
+
+}  // namespace mh::tensor
