@@ -1,0 +1,261 @@
+// Tensor-core benchmarks (definitions in micro/tensor.cuh, model in model/tensor_model.hpp; names and
+// counters in docs/families/tensor.md):
+//   tensor/ldmatrix/x:<1|2|4>/trans:<0|1>/layout:<padded|swizzled|conflicted>
+//   tensor/mma/<dtype>/throughput/data:<zero|random>, tensor/mma/<dtype>/latency
+//   tensor/wgmma/bf16/ss/n:<64|128|256>/data:<zero|random>
+// Throughput forms fill every SM (sm_count x the blocks that reside: on the GPU the compiled kernel's by the
+// occupancy API, for --plan-for the facts'); the SM clock is the kernel's own (clock64 over %globaltimer,
+// median over blocks). Every result is checked against the host after timing (SkipWithError if wrong), and
+// the tensor-core kernels also once before, at 2 steps, where the tolerance is tight.
+#include <algorithm>
+
+#include "harness/bench.cuh"
+#include "micro/tensor.cuh"
+
+namespace {
+using namespace mh;
+using namespace mh::tensor;
+
+constexpr double kLdWavefrontsPerSm = 1 << 21;       // ~1 ms at one wavefront per clock
+constexpr double kMmaPerSm = 1 << 20;                // mma.sync per SM per launch: ~1 ms for bf16 on an H200
+constexpr double kWgmmaFlopsPerSm = 8.0 * (1 << 30);  // ~1 ms at 4096 FLOP/clk at ~2 GHz
+constexpr int kLatencySteps = 4096;                   // dependent mma of the latency chain
+constexpr uint32_t kSeedA = 0xa11ce, kSeedB = 0xb0b;
+const Dtype kDtypes[] = {Dtype::fp16, Dtype::bf16, Dtype::tf32, Dtype::int8, Dtype::fp8_e4m3};
+
+// The counters every throughput form reports: `per_launch` FLOP (or bytes) at the kernel's own clock.
+void rate_counters(benchmark::State& st, const char* what, double per_launch, double seconds, const std::vector<ClockSpan>& spans) {
+  const double mhz = median_mhz(spans.data(), static_cast<int>(spans.size()));
+  const int sms = current_device_facts().sm_count;
+  st.counters[std::string(what) + "_per_second"] = rate(per_launch);
+  if (seconds > 0 && mhz > 0) st.counters[std::string(what) + "_per_clock_per_sm"] = value(per_launch / seconds / (mhz * 1e6) / sms);
+  st.counters["sm_clock_mhz"] = value(mhz);
+}
+
+bool same_residency(benchmark::State& st, const Residency& got, int planned_per_sm) {
+  if (got.blocks_per_sm == planned_per_sm) return true;
+  skip_benchmark(st, "occupancy API: " + std::to_string(got.blocks_per_sm) + " blocks per SM, the plan has " +
+                         std::to_string(planned_per_sm));
+  return false;
+}
+
+// ---- ldmatrix ---------------------------------------------------------------------------------------------
+void ldmatrix(benchmark::State& st, LdPlan p, int planned_per_sm) {
+  if (!same_residency(st, ldmatrix_residency(p), planned_per_sm)) return;
+  DeviceBuffer<uint32_t> sums(static_cast<size_t>(p.blocks) * kLdThreads);
+  DeviceBuffer<ClockSpan> spans(p.blocks);
+  const double seconds = run_timed(st, [&] { launch_ldmatrix(p, sums.data(), spans.data()); });
+  const std::vector<uint32_t> got = sums.download();
+  for (size_t t = 0; t < got.size(); ++t)
+    if (got[t] != expected_ldmatrix_sum(p, static_cast<int>(t % 32))) {
+      st.SkipWithError(("tensor/ldmatrix: thread " + std::to_string(t) + "'s sum differs from the host's").c_str());
+      return;
+    }
+  const std::vector<ClockSpan> sp = spans.download();
+  rate_counters(st, "bytes", p.instructions() * 128.0 * p.matrices, seconds, sp);
+  const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
+  st.counters["cycles_per_instruction"] = value(seconds * mhz * 1e6 / (p.instructions() / current_device_facts().sm_count));
+}
+
+const char* layout_name(model::LdLayout l) {
+  return l == model::LdLayout::padded ? "padded" : l == model::LdLayout::swizzled ? "swizzled" : "conflicted";
+}
+
+void add_ldmatrix(Planner& pl, LdPlan p) {
+  const DeviceFacts& f = pl.facts();
+  const std::string name = "tensor/ldmatrix/x:" + std::to_string(p.matrices) + "/trans:" + std::to_string(p.trans ? 1 : 0) +
+                           "/layout:" + layout_name(p.layout);
+  Launch l;
+  l.threads = kLdThreads;
+  l.smem_per_block = model::kLdRows * 144;  // the kernel's static tile (the padded layout's size)
+  const int planned_regs = 56;              // nvcc 13.0, sm_90: 28 (x1) to 51 (x4)
+  const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kLdThreads, l.smem_per_block, planned_regs)},
+                                   [p] { return ldmatrix_residency(p); });
+  l.regs_per_thread = r.regs_per_thread;
+  l.blocks_per_sm = r.blocks_per_sm;
+  if (l.blocks_per_sm < 1) {
+    pl.skip(name, check_launch(f, l));
+    return;
+  }
+  const int wavefronts = model::ldmatrix_wavefronts(p.layout, p.matrices);
+  const int warps_per_sm = l.blocks_per_sm * kLdThreads / 32;
+  p.blocks = f.sm_count * l.blocks_per_sm;
+  p.iters = std::max(1, static_cast<int>(kLdWavefrontsPerSm / (warps_per_sm * model::kLdShifts * wavefronts)));
+  l.blocks = p.blocks;
+  l.device_bytes = static_cast<size_t>(p.blocks) * (kLdThreads * 4 + sizeof(ClockSpan));
+  l.note = std::to_string(p.iters) + " x " + std::to_string(model::kLdShifts) + " ldmatrix per warp from a " +
+           std::to_string(model::ld_tile_bytes(p.layout)) + " B tile";
+  const int per_sm = l.blocks_per_sm;
+  pl.add_if_resident(name, l, [p, per_sm](benchmark::State& st) { ldmatrix(st, p, per_sm); });
+  pl.predict(name, {{"wavefronts_per_instruction", wavefronts}, {"bytes_per_instruction", 128.0 * p.matrices}});
+}
+
+// ---- mma.sync ---------------------------------------------------------------------------------------------
+struct Operands {
+  std::vector<uint8_t> a, b;
+  DeviceBuffer<uint8_t> da, db;
+  Operands(Dtype t, Data d, int m, int n, int k)
+      : a(make_matrix(t, d, m, k, kSeedA)), b(make_matrix(t, d, k, n, kSeedB)), da(a), db(b) {}
+};
+
+// Empty when block 0's tile in `d` is `steps` x A.B; else the error, named.
+std::string tile_error(const char* what, Dtype t, const Operands& o, int m, int n, int k, double steps, const DeviceBuffer<uint32_t>& d) {
+  const std::string e = check_product(t, o.a, o.b, m, n, k, steps, d.download());
+  return e.empty() ? e : std::string(what) + ": " + e;
+}
+
+void mma_throughput(benchmark::State& st, Dtype t, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!same_residency(st, mma_residency(t), planned_per_sm)) return;
+  const MmaShape sh = mma_shape(t);
+  Operands o(t, data, sh.m, sh.n, sh.k);
+  DeviceBuffer<uint32_t> d(sh.m * sh.n);
+  DeviceBuffer<ClockSpan> spans(blocks);
+  launch_mma(t, false, o.da.data(), o.db.data(), 1, kMmaThreads, 2, d.data(), spans.data());
+  std::string err = tile_error("tensor/mma (2 steps)", t, o, sh.m, sh.n, sh.k, mma_steps(false, 2), d);
+  const double seconds = run_timed(st, [&] { launch_mma(t, false, o.da.data(), o.db.data(), blocks, kMmaThreads, iters, d.data(), spans.data()); });
+  if (err.empty()) err = tile_error("tensor/mma", t, o, sh.m, sh.n, sh.k, mma_steps(false, iters), d);
+  if (!err.empty()) {
+    st.SkipWithError(err.c_str());
+    return;
+  }
+  const double instructions = static_cast<double>(blocks) * kMmaThreads / 32 * mma_steps(false, iters);
+  rate_counters(st, "flops", instructions * sh.flops(), seconds, spans.download());
+}
+
+void mma_latency(benchmark::State& st, Dtype t) {
+  const MmaShape sh = mma_shape(t);
+  Operands o(t, Data::random, sh.m, sh.n, sh.k);
+  DeviceBuffer<uint32_t> d(sh.m * sh.n);
+  DeviceBuffer<ClockSpan> spans(1);
+  run_timed(st, [&] { launch_mma(t, true, o.da.data(), o.db.data(), 1, 32, kLatencySteps, d.data(), spans.data()); });
+  const std::string err = tile_error("tensor/mma latency", t, o, sh.m, sh.n, sh.k, mma_steps(true, kLatencySteps), d);
+  if (!err.empty()) {
+    st.SkipWithError(err.c_str());
+    return;
+  }
+  st.counters["cycles"] = value(static_cast<double>(spans.download()[0].cycles) / kLatencySteps);
+}
+
+// Why mma.sync of type t is not measured on f ("" when it is).
+std::string mma_skip_reason(const DeviceFacts& f, Dtype t) {
+  const MmaShape sh = mma_shape(t);
+  if (f.arch() < sh.min_arch)
+    return std::string("mma.sync m16n8k") + std::to_string(sh.k) + " " + dtype_name(t) + " needs sm_" +
+           std::to_string(sh.min_arch / 10) + "; this GPU is sm_" + std::to_string(f.arch() / 10);
+  if (t == Dtype::fp8_e4m3 && f.arch() == 900)
+    return "sm_90 has no fp8 mma.sync: ptxas emulates it (F2FP unpack to fp16, HMMA into zero, FADD into the "
+           "accumulator) and merges the chains' identical products, so it is no tensor-core rate (wgmma is sm_90's fp8 path)";
+  return "";
+}
+
+void add_mma(Planner& pl, Dtype t) {
+  const DeviceFacts& f = pl.facts();
+  const std::string base = std::string("tensor/mma/") + dtype_name(t);
+  const std::string why = mma_skip_reason(f, t);
+  const MmaShape sh = mma_shape(t);
+  for (Data data : {Data::zero, Data::random}) {
+    const std::string name = base + "/throughput/data:" + data_name(data);
+    if (!why.empty()) {
+      pl.skip(name, why);
+      continue;
+    }
+    Launch l;
+    l.threads = kMmaThreads;
+    const int planned_regs = 56;  // nvcc 13.0, sm_90: 48 to 56
+    const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kMmaThreads, 0, planned_regs)}, [t] { return mma_residency(t); });
+    l.regs_per_thread = r.regs_per_thread;
+    l.blocks_per_sm = r.blocks_per_sm;
+    if (l.blocks_per_sm < 1) {
+      pl.skip(name, check_launch(f, l));
+      continue;
+    }
+    const int blocks = f.sm_count * l.blocks_per_sm;
+    const int iters = std::max(1, static_cast<int>(kMmaPerSm / (l.blocks_per_sm * kMmaThreads / 32 * kMmaChains)));
+    l.blocks = blocks;
+    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4096;
+    l.note = std::to_string(kMmaChains) + " chains x " + std::to_string(iters) + " mma per warp";
+    const int per_sm = l.blocks_per_sm;
+    pl.add_if_resident(name, l, [=](benchmark::State& st) { mma_throughput(st, t, data, blocks, iters, per_sm); });
+    pl.predict(name, {{"flops_per_instruction", sh.flops()}});
+  }
+  const std::string name = base + "/latency";
+  if (!why.empty()) {
+    pl.skip(name, why);
+    return;
+  }
+  Launch l;
+  l.threads = 32;
+  l.blocks = 1;
+  l.device_bytes = 4096;
+  l.note = std::to_string(kLatencySteps) + " dependent mma, random operands";
+  pl.add_if_resident(name, l, [t](benchmark::State& st) { mma_latency(st, t); });
+}
+
+// ---- wgmma ------------------------------------------------------------------------------------------------
+void wgmma(benchmark::State& st, int n, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!same_residency(st, wgmma_residency(n), planned_per_sm)) return;
+  Operands o(Dtype::bf16, data, 64, n, 16);
+  DeviceBuffer<uint32_t> d(64 * n);
+  DeviceBuffer<ClockSpan> spans(blocks);
+  launch_wgmma(n, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
+  std::string err = tile_error("tensor/wgmma (1 group)", Dtype::bf16, o, 64, n, 16, kWgmmaUnroll, d);
+  const double seconds = run_timed(st, [&] { launch_wgmma(n, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
+  if (err.empty()) err = tile_error("tensor/wgmma", Dtype::bf16, o, 64, n, 16, static_cast<double>(iters) * kWgmmaUnroll, d);
+  if (!err.empty()) {
+    st.SkipWithError(err.c_str());
+    return;
+  }
+  const double flops = static_cast<double>(blocks) * iters * kWgmmaUnroll * 2.0 * 64 * n * 16;
+  rate_counters(st, "flops", flops, seconds, spans.download());
+}
+
+void add_wgmma(Planner& pl, int n) {
+  const DeviceFacts& f = pl.facts();
+  for (Data data : {Data::zero, Data::random}) {
+    const std::string name = "tensor/wgmma/bf16/ss/n:" + std::to_string(n) + "/data:" + data_name(data);
+    if (f.arch() != 900) {
+      pl.skip(name, "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(f.arch() / 10));
+      continue;
+    }
+    Launch l;
+    l.threads = kWgmmaThreads;
+    l.smem_per_block = (64 + n) * 16 * 2;
+    const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: 154, 90, 58
+    const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kWgmmaThreads, l.smem_per_block, planned_regs)},
+                                     [n] { return wgmma_residency(n); });
+    l.regs_per_thread = r.regs_per_thread;
+    l.blocks_per_sm = r.blocks_per_sm;
+    if (l.blocks_per_sm < 1) {
+      pl.skip(name, check_launch(f, l));
+      continue;
+    }
+    const int blocks = f.sm_count * l.blocks_per_sm;
+    const double per_wgmma = 2.0 * 64 * n * 16;
+    const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (per_wgmma * kWgmmaUnroll * l.blocks_per_sm)));
+    l.blocks = blocks;
+    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 2 * 16 * (64 + n);
+    l.note = "one warpgroup per block, " + std::to_string(iters) + " x " + std::to_string(kWgmmaUnroll) +
+             " wgmma m64n" + std::to_string(n) + "k16 on one accumulator";
+    const int per_sm = l.blocks_per_sm;
+    pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, n, data, blocks, iters, per_sm); });
+    pl.predict(name, {{"flops_per_instruction", per_wgmma}, {"peak_flops_per_clock_per_sm", model::hopper_dense_per_clock_per_sm(2)}});
+  }
+}
+
+void plan(Planner& pl) {
+  for (model::LdLayout layout : {model::LdLayout::padded, model::LdLayout::swizzled, model::LdLayout::conflicted})
+    for (int x : {1, 2, 4})
+      for (bool trans : {false, true}) {
+        LdPlan p;
+        p.layout = layout;
+        p.matrices = x;
+        p.trans = trans;
+        add_ldmatrix(pl, p);
+      }
+  for (Dtype t : kDtypes) add_mma(pl, t);
+  for (int n : {64, 128, 256}) add_wgmma(pl, n);
+}
+
+}  // namespace
+
+MH_FAMILY("tensor", plan);
