@@ -2,7 +2,7 @@
 // counters in docs/families/tensor.md):
 //   tensor/ldmatrix/x:<1|2|4>/trans:<0|1>/layout:<padded|swizzled|conflicted>
 //   tensor/mma/<dtype>/throughput/data:<zero|random>, tensor/mma/<dtype>/latency
-//   tensor/wgmma/bf16/ss/n:<64|128|256>/data:<zero|random>
+//   tensor/wgmma/bf16/<ss|rs>/n:<64|128|256>/data:<zero|random>
 // Throughput forms fill every SM (sm_count x the blocks that reside: on the GPU the compiled kernel's by the
 // occupancy API, for --plan-for the facts'); the SM clock is the kernel's own (clock64 over %globaltimer,
 // median over blocks). Every result is checked against the host after timing (SkipWithError if wrong), and
@@ -192,14 +192,14 @@ void add_mma(Planner& pl, Dtype t) {
 }
 
 // ---- wgmma ------------------------------------------------------------------------------------------------
-void wgmma(benchmark::State& st, int n, Data data, int blocks, int iters, int planned_per_sm) {
-  if (!same_residency(st, wgmma_residency(n), planned_per_sm)) return;
+void wgmma(benchmark::State& st, int n, bool rs, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!same_residency(st, wgmma_residency(n, rs), planned_per_sm)) return;
   Operands o(Dtype::bf16, data, 64, n, 16);
   DeviceBuffer<uint32_t> d(64 * n);
   DeviceBuffer<ClockSpan> spans(blocks);
-  launch_wgmma(n, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
+  launch_wgmma(n, rs, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
   std::string err = tile_error("tensor/wgmma (1 group)", Dtype::bf16, o, 64, n, 16, kWgmmaUnroll, d);
-  const double seconds = run_timed(st, [&] { launch_wgmma(n, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
+  const double seconds = run_timed(st, [&] { launch_wgmma(n, rs, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
   if (err.empty()) err = tile_error("tensor/wgmma", Dtype::bf16, o, 64, n, 16, static_cast<double>(iters) * kWgmmaUnroll, d);
   if (!err.empty()) {
     st.SkipWithError(err.c_str());
@@ -209,20 +209,20 @@ void wgmma(benchmark::State& st, int n, Data data, int blocks, int iters, int pl
   rate_counters(st, "flops", flops, seconds, spans.download());
 }
 
-void add_wgmma(Planner& pl, int n) {
+void add_wgmma(Planner& pl, int n, bool rs) {
   const DeviceFacts& f = pl.facts();
   for (Data data : {Data::zero, Data::random}) {
-    const std::string name = "tensor/wgmma/bf16/ss/n:" + std::to_string(n) + "/data:" + data_name(data);
+    const std::string name = std::string("tensor/wgmma/bf16/") + (rs ? "rs" : "ss") + "/n:" + std::to_string(n) + "/data:" + data_name(data);
     if (f.arch() != 900) {
       pl.skip(name, "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(f.arch() / 10));
       continue;
     }
     Launch l;
     l.threads = kWgmmaThreads;
-    l.smem_per_block = (64 + n) * 16 * 2;
-    const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: 154, 90, 58
+    l.smem_per_block = (rs ? n : 64 + n) * 16 * 2;
+    const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: SS 154, 90, 58; RS 158, 94, 62
     const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kWgmmaThreads, l.smem_per_block, planned_regs)},
-                                     [n] { return wgmma_residency(n); });
+                                     [n, rs] { return wgmma_residency(n, rs); });
     l.regs_per_thread = r.regs_per_thread;
     l.blocks_per_sm = r.blocks_per_sm;
     if (l.blocks_per_sm < 1) {
@@ -234,10 +234,10 @@ void add_wgmma(Planner& pl, int n) {
     const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (per_wgmma * kWgmmaUnroll * l.blocks_per_sm)));
     l.blocks = blocks;
     l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 2 * 16 * (64 + n);
-    l.note = "one warpgroup per block, " + std::to_string(iters) + " x " + std::to_string(kWgmmaUnroll) +
+    l.note = std::string(rs ? "A in registers, " : "") + "one warpgroup per block, " + std::to_string(iters) + " x " + std::to_string(kWgmmaUnroll) +
              " wgmma m64n" + std::to_string(n) + "k16 on one accumulator";
     const int per_sm = l.blocks_per_sm;
-    pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, n, data, blocks, iters, per_sm); });
+    pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, n, rs, data, blocks, iters, per_sm); });
     pl.predict(name, {{"flops_per_instruction", per_wgmma}, {"peak_flops_per_clock_per_sm", model::hopper_dense_per_clock_per_sm(2)}});
   }
 }
@@ -253,7 +253,8 @@ void plan(Planner& pl) {
         add_ldmatrix(pl, p);
       }
   for (Dtype t : kDtypes) add_mma(pl, t);
-  for (int n : {64, 128, 256}) add_wgmma(pl, n);
+  for (bool rs : {false, true})
+    for (int n : {64, 128, 256}) add_wgmma(pl, n, rs);
 }
 
 }  // namespace

@@ -82,9 +82,10 @@ constexpr int kWgmmaThreads = 128;  // one warpgroup per block
 constexpr int kWgmmaUnroll = 4;     // wgmma per loop iteration (one commit group)
 bool wgmma_n_supported(int n);      // 64, 128, 256
 // Every warpgroup runs iters x kWgmmaUnroll wgmma.mma_async m64nNk16 f32 += bf16 x bf16 on A (64 x 16) and
-// B (16 x n) copied into shared memory (no swizzle, K-major). Block 0 writes its 64 x n accumulators to d.
-void launch_wgmma(int n, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
+// B (16 x n, row-major) copied into shared memory (no swizzle, K-major); rs: A from registers instead (the
+// SS form reads it from shared memory). Block 0 writes its 64 x n accumulators to d.
+void launch_wgmma(int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
                   cudaStream_t s = nullptr);
-Residency wgmma_residency(int n);
+Residency wgmma_residency(int n, bool rs);
 
 }  // namespace mh::tensor

@@ -1,6 +1,6 @@
 // wgmma (sm_90a alone: CMakeLists.txt compiles *_sm90a.cu for it; the plans skip these on other GPUs).
-// One warpgroup per block runs wgmma.mma_async m64nNk16 f32 += bf16 x bf16 with A and B in shared memory
-// (K-major, no swizzle: model::wgmma_tile_offset), chained on the same accumulators: the PTX ISA orders
+// One warpgroup per block runs wgmma.mma_async m64nNk16 f32 += bf16 x bf16 with B in shared memory (K-major,
+// no swizzle: model::wgmma_tile_offset) and A there too (SS) or in registers (RS), chained on the same accumulators: the PTX ISA orders
 // wgmma of one shape on the same accumulator registers without a fence, so the loop needs only
 // commit_group and wait_group 1 (the next group is issued while the previous one runs).
 #include <stdexcept>
@@ -86,6 +86,79 @@ __device__ __forceinline__ void wgmma_bf16<256>(float (&d)[128], uint64_t desc_a
       : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 
+// The RS form: A from registers (4 x bf16x2 per thread, wgmma's A fragment), B from shared memory.
+template <int N>
+__device__ __forceinline__ void wgmma_bf16_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b);
+
+template <>
+__device__ __forceinline__ void wgmma_bf16_rs<64>(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_bf16_rs<128>(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_bf16_rs<256>(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
+}
+
 // Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in bits 0-13,
 // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, base offset 0, swizzle mode 0 (none)
 // in bits 62-63.
@@ -103,14 +176,30 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// a: 64 x 16 bf16 row-major; b: 16 x N row-major (k, n). Block 0 writes its 64 x N accumulators to d.
-template <int N>
+// Thread t's A fragment for the RS form: warp t / 32 holds rows 16 (t / 32) .. +15 in mma.m16n8k16's A layout.
+__device__ __forceinline__ void load_a_fragment(const uint16_t* a, int t, uint32_t (&ra)[4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    ra[r] = 0;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const model::RowCol e = model::mma_a_element(16, 2, t % 32, r, s);
+      ra[r] |= static_cast<uint32_t>(a[(16 * (t / 32) + e.row) * 16 + e.col]) << (16 * s);
+    }
+  }
+}
+
+// a: 64 x 16 bf16 row-major; b: 16 x N row-major (k, n). kRs: A from registers, else from shared memory.
+// Block 0 writes its 64 x N accumulators to d.
+template <int N, bool kRs>
 __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a, const uint16_t* b, int iters, uint32_t* d,
                                                               ClockSpan* spans) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __shared__ alignas(128) uint16_t sa[64 * 16], sb[N * 16];
   for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) sa[model::wgmma_tile_offset(i / 16, i % 16) / 2] = a[i];
   for (int i = threadIdx.x; i < 16 * N; i += blockDim.x) sb[model::wgmma_tile_offset(i % N, i / N) / 2] = b[i];
+  uint32_t ra[4];
+  load_a_fragment(a, threadIdx.x, ra);
   // The tiles were written through the generic proxy; wgmma reads them through the async proxy.
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
@@ -120,10 +209,15 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a,
   for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
   const long long c0 = clock64(), n0 = global_ns();
   fence_accumulators(acc);
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // the zeroed registers before the first wgmma
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // the zeroed registers (and A's) before the first wgmma
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int u = 0; u < kWgmmaUnroll; ++u) wgmma_bf16<N>(acc, desc_a, desc_b);
+    for (int u = 0; u < kWgmmaUnroll; ++u) {
+      if constexpr (kRs)
+        wgmma_bf16_rs<N>(acc, ra, desc_b);
+      else
+        wgmma_bf16<N>(acc, desc_a, desc_b);
+    }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
   }
@@ -142,27 +236,29 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a,
 #endif
 }
 
+template <bool kRs>
 const void* wgmma_kernel_of(int n) {
   switch (n) {
-    case 64: return reinterpret_cast<const void*>(wgmma_kernel<64>);
-    case 128: return reinterpret_cast<const void*>(wgmma_kernel<128>);
-    case 256: return reinterpret_cast<const void*>(wgmma_kernel<256>);
+    case 64: return reinterpret_cast<const void*>(wgmma_kernel<64, kRs>);
+    case 128: return reinterpret_cast<const void*>(wgmma_kernel<128, kRs>);
+    case 256: return reinterpret_cast<const void*>(wgmma_kernel<256, kRs>);
   }
   throw std::invalid_argument("wgmma: N must be 64, 128 or 256");
 }
+const void* wgmma_kernel_of(int n, bool rs) { return rs ? wgmma_kernel_of<true>(n) : wgmma_kernel_of<false>(n); }
 
 }  // namespace
 
 bool wgmma_n_supported(int n) { return n == 64 || n == 128 || n == 256; }
 
-void launch_wgmma(int n, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
+void launch_wgmma(int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
                   cudaStream_t s) {
-  const void* k = wgmma_kernel_of(n);
+  const void* k = wgmma_kernel_of(n, rs);
   void* args[] = {&a, &b, &iters, &d, &spans};
   CUDA_CHECK(cudaLaunchKernel(k, dim3(blocks), dim3(kWgmmaThreads), args, 0, s));
   CUDA_CHECK_LAUNCH("wgmma_kernel");
 }
 
-Residency wgmma_residency(int n) { return compiled_residency(wgmma_kernel_of(n), kWgmmaThreads, 0); }
+Residency wgmma_residency(int n, bool rs) { return compiled_residency(wgmma_kernel_of(n, rs), kWgmmaThreads, 0); }
 
 }  // namespace mh::tensor

@@ -121,14 +121,16 @@ TEST(Tensor, LdmatrixTransChangesTheSums) {
 TEST(Tensor, WgmmaTilesMatchHost) {
   REQUIRE_GPU();
   if (current_device_facts().arch() != 900) GTEST_SKIP() << "wgmma needs sm_90a (an H100/H200)";
-  for (int n : {64, 128, 256}) {
-    const std::vector<uint8_t> a = make_matrix(Dtype::bf16, Data::random, 64, 16, 3), b = make_matrix(Dtype::bf16, Data::random, 16, n, 4);
-    DeviceBuffer<uint8_t> da(a), db(b);
-    DeviceBuffer<uint32_t> d(64 * n);
-    d.fill_bytes(0xff);
-    DeviceBuffer<ClockSpan> spans(2);
-    const int iters = 3;
-    launch_wgmma(n, da.data(), db.data(), 2, iters, d.data(), spans.data());
-    EXPECT_EQ(check_product(Dtype::bf16, a, b, 64, n, 16, iters * kWgmmaUnroll, d.download()), "") << "n " << n;
+  for (bool rs : {false, true}) {
+    for (int n : {64, 128, 256}) {
+      const std::vector<uint8_t> a = make_matrix(Dtype::bf16, Data::random, 64, 16, 3), b = make_matrix(Dtype::bf16, Data::random, 16, n, 4);
+      DeviceBuffer<uint8_t> da(a), db(b);
+      DeviceBuffer<uint32_t> d(64 * n);
+      d.fill_bytes(0xff);
+      DeviceBuffer<ClockSpan> spans(2);
+      const int iters = 3;
+      launch_wgmma(n, rs, da.data(), db.data(), 2, iters, d.data(), spans.data());
+      EXPECT_EQ(check_product(Dtype::bf16, a, b, 64, n, 16, iters * kWgmmaUnroll, d.download()), "") << (rs ? "RS" : "SS") << " n " << n;
+    }
   }
 }
