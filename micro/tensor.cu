@@ -186,6 +186,10 @@ __global__ void __launch_bounds__(kLdThreads) ldmatrix_kernel(model::LdLayout la
   for (int s = 0; s < model::kLdShifts; ++s) addr[s] = base + model::ld_row_address(layout, s, (lane / 8) % kMatrices, lane % 8);
   uint32_t sum = 0;
   const long long c0 = clock64(), n0 = global_ns();
+  // Not unrolled: ptxas merges ldmatrix of one address with no store between them (asm volatile or not;
+  // there is no ld.volatile form of ldmatrix), so an iteration's 8 ldmatrix read 8 distinct row blocks and
+  // the loop is never copied (nvcc 13.0's SASS: 8 LDSM per trip, 8 IADD3 or fewer, 3 loop instructions).
+#pragma unroll 1
   for (int i = 0; i < iters; ++i)
 #pragma unroll
     for (int s = 0; s < model::kLdShifts; ++s) {
