@@ -195,7 +195,8 @@ template <int N, bool kRs>
 __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a, const uint16_t* b, int iters, uint32_t* d,
                                                               ClockSpan* spans) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  __shared__ alignas(128) uint16_t sa[64 * 16], sb[N * 16];
+  __shared__ alignas(128) uint16_t sa[64 * 16];
+  __shared__ alignas(128) uint16_t sb[N * 16];
   for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) sa[model::wgmma_tile_offset(i / 16, i % 16) / 2] = a[i];
   for (int i = threadIdx.x; i < 16 * N; i += blockDim.x) sb[model::wgmma_tile_offset(i % N, i / N) / 2] = b[i];
   uint32_t ra[4];
