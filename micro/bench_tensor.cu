@@ -2,7 +2,7 @@
 // counters in docs/families/tensor.md):
 //   tensor/ldmatrix/x:<1|2|4>/trans:<0|1>/layout:<padded|swizzled|conflicted>
 //   tensor/mma/<dtype>/throughput/data:<zero|random>, tensor/mma/<dtype>/latency
-//   tensor/wgmma/bf16/<ss|rs>/n:<64|128|256>/data:<zero|random>
+//   tensor/wgmma/bf16/<ss|rs>/n:<64|128|256>/data:<zero|random>, tensor/wgmma/fp8_e4m3/ss/n:<64|128|256>/data:<...>
 // Throughput forms fill every SM (sm_count x the blocks that reside: on the GPU the compiled kernel's by the
 // occupancy API, for --plan-for the facts'); the SM clock is the kernel's own (clock64 over %globaltimer,
 // median over blocks). Every result is checked against the host after timing (SkipWithError if wrong), and
@@ -18,7 +18,7 @@ using namespace mh::tensor;
 
 constexpr double kLdWavefrontsPerSm = 1 << 21;       // ~1 ms at one wavefront per clock
 constexpr double kMmaPerSm = 1 << 20;                // mma.sync per SM per launch: ~1 ms for bf16 on an H200
-constexpr double kWgmmaFlopsPerSm = 8.0 * (1 << 30);  // ~1 ms at 4096 FLOP/clk at ~2 GHz
+constexpr double kWgmmaFlopsPerSm = 8.0 * (1 << 30);  // ~1 ms at 4096 FLOP/clk at ~2 GHz (bf16; fp8 half that)
 constexpr int kLatencySteps = 4096;                   // dependent mma of the latency chain
 constexpr uint32_t kSeedA = 0xa11ce, kSeedB = 0xb0b;
 const Dtype kDtypes[] = {Dtype::fp16, Dtype::bf16, Dtype::tf32, Dtype::int8, Dtype::fp8_e4m3};
@@ -192,37 +192,38 @@ void add_mma(Planner& pl, Dtype t) {
 }
 
 // ---- wgmma ------------------------------------------------------------------------------------------------
-void wgmma(benchmark::State& st, int n, bool rs, Data data, int blocks, int iters, int planned_per_sm) {
-  if (!same_residency(st, wgmma_residency(n, rs), planned_per_sm)) return;
-  Operands o(Dtype::bf16, data, 64, n, 16);
+void wgmma(benchmark::State& st, Dtype t, int n, bool rs, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!same_residency(st, wgmma_residency(t, n, rs), planned_per_sm)) return;
+  const int k = wgmma_k(t);
+  Operands o(t, data, 64, n, k);
   DeviceBuffer<uint32_t> d(64 * n);
   DeviceBuffer<ClockSpan> spans(blocks);
-  launch_wgmma(n, rs, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
-  std::string err = tile_error("tensor/wgmma (1 group)", Dtype::bf16, o, 64, n, 16, kWgmmaUnroll, d);
-  const double seconds = run_timed(st, [&] { launch_wgmma(n, rs, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
-  if (err.empty()) err = tile_error("tensor/wgmma", Dtype::bf16, o, 64, n, 16, static_cast<double>(iters) * kWgmmaUnroll, d);
+  launch_wgmma(t, n, rs, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
+  std::string err = tile_error("tensor/wgmma (1 group)", t, o, 64, n, k, kWgmmaUnroll, d);
+  const double seconds = run_timed(st, [&] { launch_wgmma(t, n, rs, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
+  if (err.empty()) err = tile_error("tensor/wgmma", t, o, 64, n, k, static_cast<double>(iters) * kWgmmaUnroll, d);
   if (!err.empty()) {
     st.SkipWithError(err.c_str());
     return;
   }
-  const double flops = static_cast<double>(blocks) * iters * kWgmmaUnroll * 2.0 * 64 * n * 16;
-  rate_counters(st, "flops", flops, seconds, spans.download());
+  rate_counters(st, "flops", static_cast<double>(blocks) * iters * kWgmmaUnroll * wgmma_flops(t, n), seconds, spans.download());
 }
 
-void add_wgmma(Planner& pl, int n, bool rs) {
+void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
   const DeviceFacts& f = pl.facts();
   for (Data data : {Data::zero, Data::random}) {
-    const std::string name = std::string("tensor/wgmma/bf16/") + (rs ? "rs" : "ss") + "/n:" + std::to_string(n) + "/data:" + data_name(data);
+    const std::string name = std::string("tensor/wgmma/") + dtype_name(t) + (rs ? "/rs" : "/ss") + "/n:" + std::to_string(n) +
+                             "/data:" + data_name(data);
     if (f.arch() != 900) {
       pl.skip(name, "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(f.arch() / 10));
       continue;
     }
     Launch l;
     l.threads = kWgmmaThreads;
-    l.smem_per_block = (rs ? n : 64 + n) * 16 * 2;
+    l.smem_per_block = (rs ? n : 64 + n) * 32;
     const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: SS 154, 90, 58; RS 158, 94, 62
     const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kWgmmaThreads, l.smem_per_block, planned_regs)},
-                                     [n, rs] { return wgmma_residency(n, rs); });
+                                     [t, n, rs] { return wgmma_residency(t, n, rs); });
     l.regs_per_thread = r.regs_per_thread;
     l.blocks_per_sm = r.blocks_per_sm;
     if (l.blocks_per_sm < 1) {
@@ -230,15 +231,16 @@ void add_wgmma(Planner& pl, int n, bool rs) {
       continue;
     }
     const int blocks = f.sm_count * l.blocks_per_sm;
-    const double per_wgmma = 2.0 * 64 * n * 16;
-    const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (per_wgmma * kWgmmaUnroll * l.blocks_per_sm)));
+    const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (wgmma_flops(t, n) * kWgmmaUnroll * l.blocks_per_sm)));
     l.blocks = blocks;
-    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 2 * 16 * (64 + n);
-    l.note = std::string(rs ? "A in registers, " : "") + "one warpgroup per block, " + std::to_string(iters) + " x " + std::to_string(kWgmmaUnroll) +
-             " wgmma m64n" + std::to_string(n) + "k16 on one accumulator";
+    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 32 * (64 + n);
+    l.note = std::string(rs ? "A in registers, " : "") + "one warpgroup per block, " + std::to_string(iters) + " x " +
+             std::to_string(kWgmmaUnroll) + " wgmma m64n" + std::to_string(n) + "k" + std::to_string(wgmma_k(t)) +
+             " on one accumulator";
     const int per_sm = l.blocks_per_sm;
-    pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, n, rs, data, blocks, iters, per_sm); });
-    pl.predict(name, {{"flops_per_instruction", per_wgmma}, {"peak_flops_per_clock_per_sm", model::hopper_dense_per_clock_per_sm(2)}});
+    pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, t, n, rs, data, blocks, iters, per_sm); });
+    pl.predict(name, {{"flops_per_instruction", wgmma_flops(t, n)},
+                      {"peak_flops_per_clock_per_sm", model::hopper_dense_per_clock_per_sm(elem_bytes(t))}});
   }
 }
 
@@ -253,8 +255,10 @@ void plan(Planner& pl) {
         add_ldmatrix(pl, p);
       }
   for (Dtype t : kDtypes) add_mma(pl, t);
-  for (bool rs : {false, true})
-    for (int n : {64, 128, 256}) add_wgmma(pl, n, rs);
+  for (Dtype t : {Dtype::bf16, Dtype::fp8_e4m3})
+    for (bool rs : {false, true})
+      for (int n : {64, 128, 256})
+        if (wgmma_supported(t, n, rs)) add_wgmma(pl, t, n, rs);
 }
 
 }  // namespace

@@ -80,12 +80,15 @@ Residency ldmatrix_residency(const LdPlan& p);
 // ---- wgmma (sm_90a; micro/tensor_sm90a.cu) ----------------------------------------------------------------
 constexpr int kWgmmaThreads = 128;  // one warpgroup per block
 constexpr int kWgmmaUnroll = 4;     // wgmma per loop iteration (one commit group)
-bool wgmma_n_supported(int n);      // 64, 128, 256
-// Every warpgroup runs iters x kWgmmaUnroll wgmma.mma_async m64nNk16 f32 += bf16 x bf16 on A (64 x 16) and
-// B (16 x n, row-major) copied into shared memory (no swizzle, K-major); rs: A from registers instead (the
-// SS form reads it from shared memory). Block 0 writes its 64 x n accumulators to d.
-void launch_wgmma(int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
-                  cudaStream_t s = nullptr);
-Residency wgmma_residency(int n, bool rs);
+// The forms measured: bf16 with A from shared memory (SS) or registers (RS), fp8 e4m3 SS.
+bool wgmma_supported(Dtype t, int n, bool rs);  // n 64, 128, 256; t bf16 (SS, RS) or fp8_e4m3 (SS)
+inline int wgmma_k(Dtype t) { return t == Dtype::bf16 ? 16 : 32; }  // one k-step: 32 bytes of K
+inline double wgmma_flops(Dtype t, int n) { return 2.0 * 64 * n * wgmma_k(t); }
+// Every warpgroup runs iters x kWgmmaUnroll wgmma.mma_async m64nNkK f32 += t x t on A (64 x K, row-major)
+// and B (K x n, row-major) copied into shared memory (no swizzle, K-major); rs: A from registers instead.
+// Block 0 writes its 64 x n accumulators to d. Throws std::invalid_argument for a form not supported.
+void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d,
+                  ClockSpan* spans, cudaStream_t s = nullptr);
+Residency wgmma_residency(Dtype t, int n, bool rs);
 
 }  // namespace mh::tensor

@@ -1,9 +1,11 @@
 // wgmma (sm_90a alone: CMakeLists.txt compiles *_sm90a.cu for it; the plans skip these on other GPUs).
-// One warpgroup per block runs wgmma.mma_async m64nNk16 f32 += bf16 x bf16 with B in shared memory (K-major,
-// no swizzle: model::wgmma_tile_offset) and A there too (SS) or in registers (RS), chained on the same accumulators: the PTX ISA orders
-// wgmma of one shape on the same accumulator registers without a fence, so the loop needs only
-// commit_group and wait_group 1 (the next group is issued while the previous one runs).
+// One warpgroup per block runs wgmma.mma_async m64nNkK (K = 16 bf16, 32 fp8 e4m3) with f32 accumulators and B
+// in shared memory (K-major, no swizzle: model::wgmma_tile_offset), A there too (SS) or in registers (RS, bf16),
+// chained on the same accumulators: the PTX ISA orders wgmma of one shape on the same accumulator registers
+// without a fence, so the loop needs only commit_group and wait_group 1 (the next group is issued while the
+// previous one runs).
 #include <stdexcept>
+#include <string>
 
 #include "micro/tensor.cuh"
 
@@ -159,6 +161,79 @@ __device__ __forceinline__ void wgmma_bf16_rs<256>(float (&d)[128], const uint32
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
 }
 
+// fp8 e4m3 (k32; K-major is the only layout fp8 has, so no transpose immediates).
+template <int N>
+__device__ __forceinline__ void wgmma_e4m3(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b);
+
+template <>
+__device__ __forceinline__ void wgmma_e4m3<64>(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, %32, %33, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_e4m3<128>(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+template <>
+__device__ __forceinline__ void wgmma_e4m3<256>(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
 // Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in bits 0-13,
 // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, base offset 0, swizzle mode 0 (none)
 // in bits 62-63.
@@ -189,18 +264,34 @@ __device__ __forceinline__ void load_a_fragment(const uint16_t* a, int t, uint32
   }
 }
 
-// a: 64 x 16 bf16 row-major; b: 16 x N row-major (k, n). kRs: A from registers, else from shared memory.
-// Block 0 writes its 64 x N accumulators to d.
-template <int N, bool kRs>
-__global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a, const uint16_t* b, int iters, uint32_t* d,
+// The forms (wgmma_supported): bf16 SS, bf16 RS, fp8 e4m3 SS.
+enum class Form { bf16_ss, bf16_rs, e4m3_ss };
+
+// Copies a rows x K row-major matrix of `eb`-byte elements (K x eb = 32 bytes a row) into the K-major tile.
+__device__ __forceinline__ void stage_tile(const uint8_t* m, int rows, int eb, uint8_t* tile) {
+  const int k_dim = 32 / eb;
+  for (int i = threadIdx.x; i < rows * 32; i += blockDim.x) {
+    const int e = i / eb;  // element index, byte i % eb of it
+    tile[model::wgmma_tile_offset(e / k_dim, e % k_dim, eb) + i % eb] = m[i];
+  }
+}
+
+// a: 64 x K row-major; b: K x N row-major (k, n), staged as N rows of K (K-major). Block 0 writes its
+// 64 x N accumulators to d.
+template <int N, Form F>
+__global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint8_t* a, const uint8_t* b, int iters, uint32_t* d,
                                                               ClockSpan* spans) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  __shared__ alignas(128) uint16_t sa[64 * 16];
-  __shared__ alignas(128) uint16_t sb[N * 16];
-  for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) sa[model::wgmma_tile_offset(i / 16, i % 16) / 2] = a[i];
-  for (int i = threadIdx.x; i < 16 * N; i += blockDim.x) sb[model::wgmma_tile_offset(i % N, i / N) / 2] = b[i];
-  uint32_t ra[4];
-  load_a_fragment(a, threadIdx.x, ra);
+  constexpr int eb = F == Form::e4m3_ss ? 1 : 2, k_dim = 32 / eb;
+  __shared__ alignas(128) uint8_t sa[64 * 32];
+  __shared__ alignas(128) uint8_t sb[N * 32];
+  stage_tile(a, 64, eb, sa);
+  for (int i = threadIdx.x; i < k_dim * N * eb; i += blockDim.x) {  // B transposed into N rows of K
+    const int e = i / eb, k = e / N, n = e % N;
+    sb[model::wgmma_tile_offset(n, k, eb) + i % eb] = b[i];
+  }
+  uint32_t ra[4] = {};
+  if constexpr (F == Form::bf16_rs) load_a_fragment(reinterpret_cast<const uint16_t*>(a), threadIdx.x, ra);
   // The tiles were written through the generic proxy; wgmma reads them through the async proxy.
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
@@ -214,10 +305,12 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a,
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int u = 0; u < kWgmmaUnroll; ++u) {
-      if constexpr (kRs)
+      if constexpr (F == Form::bf16_rs)
         wgmma_bf16_rs<N>(acc, ra, desc_b);
-      else
+      else if constexpr (F == Form::bf16_ss)
         wgmma_bf16<N>(acc, desc_a, desc_b);
+      else
+        wgmma_e4m3<N>(acc, desc_a, desc_b);
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -237,29 +330,36 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint16_t* a,
 #endif
 }
 
-template <bool kRs>
+template <Form F>
 const void* wgmma_kernel_of(int n) {
   switch (n) {
-    case 64: return reinterpret_cast<const void*>(wgmma_kernel<64, kRs>);
-    case 128: return reinterpret_cast<const void*>(wgmma_kernel<128, kRs>);
-    case 256: return reinterpret_cast<const void*>(wgmma_kernel<256, kRs>);
+    case 64: return reinterpret_cast<const void*>(wgmma_kernel<64, F>);
+    case 128: return reinterpret_cast<const void*>(wgmma_kernel<128, F>);
+    case 256: return reinterpret_cast<const void*>(wgmma_kernel<256, F>);
   }
   throw std::invalid_argument("wgmma: N must be 64, 128 or 256");
 }
-const void* wgmma_kernel_of(int n, bool rs) { return rs ? wgmma_kernel_of<true>(n) : wgmma_kernel_of<false>(n); }
+const void* wgmma_kernel_of(Dtype t, int n, bool rs) {
+  if (!wgmma_supported(t, n, rs))
+    throw std::invalid_argument(std::string("wgmma: no ") + dtype_name(t) + (rs ? " RS" : " SS") + " form with N = " + std::to_string(n));
+  if (t == Dtype::fp8_e4m3) return wgmma_kernel_of<Form::e4m3_ss>(n);
+  return rs ? wgmma_kernel_of<Form::bf16_rs>(n) : wgmma_kernel_of<Form::bf16_ss>(n);
+}
 
 }  // namespace
 
-bool wgmma_n_supported(int n) { return n == 64 || n == 128 || n == 256; }
+bool wgmma_supported(Dtype t, int n, bool rs) {
+  return (n == 64 || n == 128 || n == 256) && (t == Dtype::bf16 || (t == Dtype::fp8_e4m3 && !rs));
+}
 
-void launch_wgmma(int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d, ClockSpan* spans,
-                  cudaStream_t s) {
-  const void* k = wgmma_kernel_of(n, rs);
+void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d,
+                  ClockSpan* spans, cudaStream_t s) {
+  const void* k = wgmma_kernel_of(t, n, rs);
   void* args[] = {&a, &b, &iters, &d, &spans};
   CUDA_CHECK(cudaLaunchKernel(k, dim3(blocks), dim3(kWgmmaThreads), args, 0, s));
   CUDA_CHECK_LAUNCH("wgmma_kernel");
 }
 
-Residency wgmma_residency(int n, bool rs) { return compiled_residency(wgmma_kernel_of(n, rs), kWgmmaThreads, 0); }
+Residency wgmma_residency(Dtype t, int n, bool rs) { return compiled_residency(wgmma_kernel_of(t, n, rs), kWgmmaThreads, 0); }
 
 }  // namespace mh::tensor

@@ -50,12 +50,13 @@ MH_TENSOR_HD inline RowCol wgmma_d_element(int thread, int i) {
 }
 
 // ---- wgmma shared operands, K-major, no swizzle ----------------------------------------------------------
-// A rows x 16 tile of 16-bit elements in 8 x 16-byte core matrices (8 rows of 8 elements, 128 contiguous
-// bytes). The descriptor's leading byte offset (LBO) steps between the two core matrices along K, its
-// stride byte offset (SBO) between groups of 8 rows.
+// A rows x 32-byte tile (16 bf16 or 32 fp8 elements a row: one k-step) in 8 x 16-byte core matrices (8 rows
+// of 16 bytes, 128 contiguous bytes). The descriptor's leading byte offset (LBO) steps between the two core
+// matrices along K, its stride byte offset (SBO) between groups of 8 rows. elem_bytes: 2 or 1.
 constexpr uint32_t kWgmmaLbo = 128, kWgmmaSbo = 256;
-MH_TENSOR_HD inline uint32_t wgmma_tile_offset(int row, int k) {
-  return (row / 8) * kWgmmaSbo + (k / 8) * kWgmmaLbo + (row % 8) * 16 + (k % 8) * 2;
+MH_TENSOR_HD inline uint32_t wgmma_tile_offset(int row, int k, int elem_bytes = 2) {
+  const int per_chunk = 16 / elem_bytes;
+  return (row / 8) * kWgmmaSbo + (k / per_chunk) * kWgmmaLbo + (row % 8) * 16 + (k % per_chunk) * elem_bytes;
 }
 
 // ---- ldmatrix source layouts ------------------------------------------------------------------------------

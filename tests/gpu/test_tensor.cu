@@ -121,16 +121,24 @@ TEST(Tensor, LdmatrixTransChangesTheSums) {
 TEST(Tensor, WgmmaTilesMatchHost) {
   REQUIRE_GPU();
   if (current_device_facts().arch() != 900) GTEST_SKIP() << "wgmma needs sm_90a (an H100/H200)";
-  for (bool rs : {false, true}) {
-    for (int n : {64, 128, 256}) {
-      const std::vector<uint8_t> a = make_matrix(Dtype::bf16, Data::random, 64, 16, 3), b = make_matrix(Dtype::bf16, Data::random, 16, n, 4);
-      DeviceBuffer<uint8_t> da(a), db(b);
-      DeviceBuffer<uint32_t> d(64 * n);
-      d.fill_bytes(0xff);
-      DeviceBuffer<ClockSpan> spans(2);
-      const int iters = 3;
-      launch_wgmma(n, rs, da.data(), db.data(), 2, iters, d.data(), spans.data());
-      EXPECT_EQ(check_product(Dtype::bf16, a, b, 64, n, 16, iters * kWgmmaUnroll, d.download()), "") << (rs ? "RS" : "SS") << " n " << n;
-    }
-  }
+  for (Dtype t : {Dtype::bf16, Dtype::fp8_e4m3})
+    for (bool rs : {false, true})
+      for (int n : {64, 128, 256}) {
+        if (!wgmma_supported(t, n, rs)) continue;
+        const int k = wgmma_k(t), iters = 3;
+        const std::vector<uint8_t> a = make_matrix(t, Data::random, 64, k, 3), b = make_matrix(t, Data::random, k, n, 4);
+        DeviceBuffer<uint8_t> da(a), db(b);
+        DeviceBuffer<uint32_t> d(64 * n);
+        d.fill_bytes(0xff);
+        DeviceBuffer<ClockSpan> spans(2);
+        launch_wgmma(t, n, rs, da.data(), db.data(), 2, iters, d.data(), spans.data());
+        EXPECT_EQ(check_product(t, a, b, 64, n, k, iters * kWgmmaUnroll, d.download()), "")
+            << dtype_name(t) << (rs ? " RS" : " SS") << " n " << n;
+      }
+}
+
+TEST(Tensor, WgmmaRejectsFormsItLacks) {
+  EXPECT_FALSE(wgmma_supported(Dtype::fp8_e4m3, 64, true));
+  EXPECT_FALSE(wgmma_supported(Dtype::bf16, 96, false));
+  EXPECT_THROW(launch_wgmma(Dtype::tf32, 64, false, nullptr, nullptr, 1, 1, nullptr, nullptr), std::invalid_argument);
 }

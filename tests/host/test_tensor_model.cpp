@@ -63,6 +63,13 @@ TEST(TensorModel, WgmmaTileOffsetsAreDistinctAndDense) {
     for (int k = 0; k < 16; ++k) offsets.insert(wgmma_tile_offset(row, k));
   EXPECT_EQ(offsets.size(), 64u * 16);
   EXPECT_EQ(*offsets.rbegin(), 64u * 16 * 2 - 2);  // 2 KiB, no holes
+  std::set<uint32_t> fp8;  // one byte per element, 32 of them per row: the same 2 KiB, byte by byte
+  for (int row = 0; row < 64; ++row)
+    for (int k = 0; k < 32; ++k) fp8.insert(wgmma_tile_offset(row, k, 1));
+  EXPECT_EQ(fp8.size(), 64u * 32);
+  EXPECT_EQ(*fp8.rbegin(), 64u * 32 - 1);
+  EXPECT_EQ(wgmma_tile_offset(0, 16, 1), kWgmmaLbo);  // the second core matrix along K
+  EXPECT_EQ(wgmma_tile_offset(8, 0, 1), kWgmmaSbo);   // the next 8 rows
 }
 
 TEST(TensorModel, LdmatrixWavefronts) {
