@@ -241,8 +241,13 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
              " on one accumulator";
     const int per_sm = l.blocks_per_sm;
     pl.add_if_resident(name, l, [=](benchmark::State& st) { wgmma(st, t, n, rs, data, blocks, iters, per_sm); });
+    // Shared-memory operand bytes each wgmma reads (A if SS, and B; 32 bytes of K a row) per clock at peak:
+    // above 128 B/clk/SM (shared memory's wavefront rate) the form cannot reach the peak unless the tensor
+    // cores read shared memory faster than the LSU path.
+    const double peak = model::hopper_dense_per_clock_per_sm(elem_bytes(t)), operand_bytes = (rs ? n : 64 + n) * 32.0;
     pl.predict(name, {{"flops_per_instruction", wgmma_flops(t, n)},
-                      {"peak_flops_per_clock_per_sm", model::hopper_dense_per_clock_per_sm(elem_bytes(t))}});
+                      {"peak_flops_per_clock_per_sm", peak},
+                      {"smem_bytes_per_clock_at_peak", operand_bytes * peak / wgmma_flops(t, n)}});
   }
 }
 
