@@ -79,9 +79,21 @@ def ceiling(suite):
         ("GFLOP/s", counter("flops_per_second", 1e-9))])
 
 
+def banks_only(suite):
+    """The bank-conflict benchmarks of smem_banks, without its ldmatrix ones (their own table, ldmatrix())."""
+    return [r for r in suite.ok("smem_banks") if r.fields.get("mode") != "ldmatrix"]
+
+
+def ldmatrix(suite):
+    return section("ldmatrix", [r for r in suite.ok("smem_banks") if r.fields.get("mode") == "ldmatrix"], [
+        ("matrices", field("x")), ("trans", field("trans")), ("layout", field("layout")),
+        ("B/clk/SM", counter("bytes_per_clock_per_sm")), ("cycles/instruction", counter("cycles_per_instruction")),
+        ("GB/s", counter("bytes_per_second", 1e-9)), ("wavefronts (model)", counter("wavefronts_per_instruction"))])
+
+
 def smem_banks(suite):
     layout = lambda r: "swizzle" if r.fields.get("layout") == "swizzle" else f"pad {r.fields.get('pad', 0)}"
-    return section("Shared-memory banks", suite.ok("smem_banks"), [
+    return section("Shared-memory banks", banks_only(suite), [
         ("mode", field("mode")), ("width (B)", field("width")), ("layout", layout), ("stride", field("stride")),
         ("cycles/access", counter("cycles_per_access")), ("cycles/request", counter("cycles_per_request")),
         ("GB/s", counter("bytes_per_second", 1e-9)), ("conflict ways", counter("conflict_ways"))])
@@ -193,7 +205,7 @@ def smem_banks_wide(suite):
     layout = lambda r: "swizzle" if r.fields.get("layout") == "swizzle" else f"pad {r.fields.get('pad', 0)}"
     cycles = lambda r: r.get("cycles_per_request") if r.has("cycles_per_request") else r.get("cycles_per_access")
     return wide("Shared-memory banks", "Cycles per request (throughput modes) or per access (latency mode) by "
-                "stride in words; all counters in the appendix.", suite.ok("smem_banks"),
+                "stride in words; all counters in the appendix.", banks_only(suite),
                 row=lambda r: f"{r.fields['mode']}, {r.fields['width']} B, {layout(r)}", col=lambda r: r.fields["stride"],
                 cell=lambda r: num(cycles(r)), corner="mode, width, layout \\ stride")
 

@@ -1,6 +1,6 @@
 // Tensor-core benchmarks (definitions in micro/tensor.cuh, model in model/tensor_model.hpp; names and
 // counters in docs/families/tensor.md):
-//   tensor/ldmatrix/x:<1|2|4>/trans:<0|1>/layout:<padded|swizzled|conflicted>
+//   smem_banks/ldmatrix/x:<1|2|4>/trans:<0|1>/layout:<padded|swizzled|conflicted>
 //   tensor/mma/<dtype>/throughput/data:<zero|random>, tensor/mma/<dtype>/latency
 //   tensor/wgmma/bf16/<ss|rs>/n:<64|128|256>/data:<zero|random>, tensor/wgmma/fp8_e4m3/ss/n:<64|128|256>/data:<...>
 // Throughput forms fill every SM (sm_count x the blocks that reside: on the GPU the compiled kernel's by the
@@ -50,7 +50,7 @@ void ldmatrix(benchmark::State& st, LdPlan p, int planned_per_sm) {
   for (int lane = 0; lane < 32; ++lane) expected[lane] = expected_ldmatrix_sum(p, lane);
   for (size_t t = 0; t < got.size(); ++t)
     if (got[t] != expected[t % 32]) {
-      st.SkipWithError(("tensor/ldmatrix: thread " + std::to_string(t) + "'s sum differs from the host's").c_str());
+      st.SkipWithError(("smem_banks/ldmatrix: thread " + std::to_string(t) + "'s sum differs from the host's").c_str());
       return;
     }
   const std::vector<ClockSpan> sp = spans.download();
@@ -65,7 +65,7 @@ const char* layout_name(model::LdLayout l) {
 
 void add_ldmatrix(Planner& pl, LdPlan p) {
   const DeviceFacts& f = pl.facts();
-  const std::string name = "tensor/ldmatrix/x:" + std::to_string(p.matrices) + "/trans:" + std::to_string(p.trans ? 1 : 0) +
+  const std::string name = "smem_banks/ldmatrix/x:" + std::to_string(p.matrices) + "/trans:" + std::to_string(p.trans ? 1 : 0) +
                            "/layout:" + layout_name(p.layout);
   Launch l;
   l.threads = kLdThreads;

@@ -23,6 +23,7 @@ TIME = "gpu__time_duration.sum"
 LD_REQ, LD_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 ST_REQ, ST_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 SH_LD_WF, SH_LD_INST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"
+LDSM_INST = "smsp__sass_inst_executed_op_ldsm.sum"  # ldmatrix instructions (their wavefronts count as shared loads)
 SH_ST_WF, SH_ST_INST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"
 OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
 FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
@@ -145,13 +146,17 @@ def coalescing(pairs, tally):
 def smem_banks(pairs, tally):
     rows = []
     for r, g in pairs:
-        store = "store" in r.fields.get("mode", "")
-        measured = _ratio(g, SH_ST_WF, SH_ST_INST) if store else _ratio(g, SH_LD_WF, SH_LD_INST)
-        model = r.get("conflict_ways")
+        mode = r.fields.get("mode", "")
+        if mode == "ldmatrix":
+            measured, model = _ratio(g, SH_LD_WF, LDSM_INST), r.get("wavefronts_per_instruction")
+        else:
+            measured = _ratio(g, SH_ST_WF, SH_ST_INST) if "store" in mode else _ratio(g, SH_LD_WF, SH_LD_INST)
+            model = r.get("conflict_ways")
         rows.append([r.name, _fmt(model), _fmt(measured, 4),
                      tally(_agree(model, measured), "shared wavefronts per instruction", "see the shared-memory table")])
     return (["## Shared memory: wavefronts per instruction (conflict ways)", "",
-             "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`.", ""]
+             "ncu: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / smsp__sass_inst_executed_op_shared_{ld,st}.sum`; "
+             "ldmatrix: shared-load wavefronts / `smsp__sass_inst_executed_op_ldsm.sum`, model `wavefronts_per_instruction`.", ""]
             + tables.markdown(["benchmark", "model", "ncu", "agree"], rows))
 
 
