@@ -142,7 +142,7 @@ Launch launch_of(const DeviceFacts& f, const Grid& g, size_t device_bytes, const
   l.blocks = f.sm_count / g.cluster * g.cluster;
   l.smem_per_block = g.smem;
   l.device_bytes = device_bytes;
-  l.note = note;
+  l.note = note + "; grid: cudaOccupancyMaxActiveClusters x C";
   return l;
 }
 
@@ -164,8 +164,9 @@ void plan_dsm(Planner& p) {
   const size_t smem = one_block_smem(f, kDsmBufferBytes);
   for (Target t : {Target::own_shared, Target::own_cluster, Target::remote}) {
     const Grid g{1, 2, 32, smem};
-    Launch l = launch_of(f, g, sizeof(ChaseResult), std::to_string(kChaseLoads) + " dependent loads, 16 KiB ring, one cluster of 2");
+    Launch l = launch_of(f, g, sizeof(ChaseResult), "");
     l.blocks = 2;
+    l.note = std::to_string(kChaseLoads) + " dependent loads, 16 KiB ring, one cluster of 2";
     add_cluster(p, std::string("cluster/dsm/latency/target:") + target_name(t), l,
                 [t, smem](benchmark::State& st) { latency(st, t, smem); });
   }

@@ -5,8 +5,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "micro/sync.cuh"
-
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include <cooperative_groups.h>
 #define MH_CLUSTER_DEVICE 1  // device pass with clusters: the kernels' bodies
@@ -62,7 +60,8 @@ void allow_clusters(const void* kernel) {
 }
 
 ClusterConfig::ClusterConfig(const Grid& g, cudaStream_t s, int grid_blocks) {
-  if (g.cluster < 1 || g.cluster > kMaxCluster || g.threads < 1 || g.clusters < 1)
+  // An occupancy question (grid_blocks given) has no cluster count yet; a launch needs one.
+  if (g.cluster < 1 || g.cluster > kMaxCluster || g.threads < 1 || (grid_blocks == 0 && g.clusters < 1))
     throw std::invalid_argument("cluster launch: cluster size must be in [1, 16], threads and clusters >= 1");
   config.gridDim = dim3(grid_blocks > 0 ? grid_blocks : g.blocks());
   config.blockDim = dim3(g.threads);
@@ -149,10 +148,10 @@ __global__ void __launch_bounds__(32) chase_kernel(int loads, ChaseResult* out) 
 }
 
 // ---- DSM bandwidth -----------------------------------------------------------------------------------
-// Thread `t`'s k-th slot of a pass: consecutive threads on consecutive 16-byte slots (conflict-free).
-__host__ __device__ inline uint32_t dsm_slot(uint32_t t, int k) { return k * kDsmThreads + t; }
-
 #ifdef MH_CLUSTER_DEVICE
+// Thread `t`'s k-th slot of a pass: consecutive threads on consecutive 16-byte slots (conflict-free).
+__device__ __forceinline__ uint32_t dsm_slot(uint32_t t, int k) { return k * kDsmThreads + t; }
+
 // Sums this thread's slots of the block's own buffer into *sum (the block's checksum).
 __device__ void sum_own_slots(const uint4* buf, uint32_t* sum) {
   uint32_t acc = 0;
@@ -191,8 +190,8 @@ __global__ void __launch_bounds__(kDsmThreads, 1) dsm_kernel(int passes, BlockRe
   __shared__ uint32_t sum;
   for (int k = 0; k < kDsmSlotsPerThread; ++k) {
     const uint32_t w = 4 * dsm_slot(threadIdx.x, k);
-    buf[w / 4] = make_uint4(fill_word(blockIdx.x, w, 0), fill_word(blockIdx.x, w + 1, 0), fill_word(blockIdx.x, w + 2, 0),
-                            fill_word(blockIdx.x, w + 3, 0));
+    buf[w / 4] = make_uint4(fill_word(blockIdx.x, w, kInitialFill), fill_word(blockIdx.x, w + 1, kInitialFill),
+                            fill_word(blockIdx.x, w + 2, kInitialFill), fill_word(blockIdx.x, w + 3, kInitialFill));
   }
   if (threadIdx.x == 0) sum = 0;
   const uint32_t own = smem_addr(buf);
@@ -217,14 +216,14 @@ template <Barrier kB>
 __global__ void __launch_bounds__(kBarrierThreads, 1) barrier_kernel(int steps, BlockRecord* out) {
 #ifdef MH_CLUSTER_DEVICE
   namespace cg = cooperative_groups;
-  uint32_t x = sync::chain_start(blockIdx.x * blockDim.x + threadIdx.x);
+  uint32_t x = chain_start(blockIdx.x * blockDim.x + threadIdx.x);
   cluster_sync();  // the span starts with every block of the cluster present
   const long long c0 = clock64(), t0 = global_ns();
 #pragma unroll 1
   for (int s = 0; s < steps; ++s) {
 #pragma unroll
     for (int j = 0; j < kBarriersPerStep; ++j) {
-      x = sync::chain_link(sync::chain_link(x));
+      x = chain_link(chain_link(x));
       if constexpr (kB == Barrier::syncthreads) __syncthreads();
       if constexpr (kB == Barrier::cluster) cg::this_cluster().sync();
     }
@@ -274,7 +273,7 @@ std::vector<uint32_t> dsm_expected(Op op, const Grid& g, int passes) {
   for (uint32_t b = 0; b < sums.size(); ++b) {
     const uint32_t partner = dsm_partner(b, g.cluster, op == Op::read);
     // read: every pass reads the partner's initial fill; write: the partner's last pass stays.
-    const uint32_t pass = op == Op::read ? 0 : static_cast<uint32_t>(passes - 1);
+    const uint32_t pass = op == Op::read ? kInitialFill : static_cast<uint32_t>(passes - 1);
     uint32_t sum = 0;
     for (uint32_t w = 0; w < kWords; ++w) sum += fill_word(partner, w, pass);
     sums[b] = op == Op::read ? sum * static_cast<uint32_t>(passes) : sum;
@@ -294,8 +293,8 @@ void launch_barrier(Barrier b, const Grid& g, int steps, BlockRecord* out, cudaS
 std::vector<uint32_t> barrier_expected(const Grid& g, int steps) {
   std::vector<uint32_t> x(g.blocks());
   for (uint32_t b = 0; b < x.size(); ++b) {
-    x[b] = sync::chain_start(b * kBarrierThreads);
-    for (long long n = 0; n < 2LL * kBarriersPerStep * steps; ++n) x[b] = sync::chain_link(x[b]);
+    x[b] = chain_start(b * kBarrierThreads);
+    for (long long n = 0; n < 2LL * kBarriersPerStep * steps; ++n) x[b] = chain_link(x[b]);
   }
   return x;
 }

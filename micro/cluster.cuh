@@ -81,8 +81,10 @@ constexpr int kDsmSlots = kDsmBufferBytes / 16;          // 16-byte slots
 constexpr int kDsmSlotsPerThread = kDsmSlots / kDsmThreads;  // 4 independent accesses per pass
 static_assert(kDsmSlots % kDsmThreads == 0, "every thread covers the same number of slots");
 
-// The words buffers are filled with: before the kernel's passes (pass 0 of an initial fill, `block` the
-// owner) and by the write kernel (`block` the writer, `pass` its pass). Distinct per word and pass.
+// The words buffers are filled with: before the kernel's passes (pass kInitialFill, `block` the owner)
+// and by the write kernel (`block` the writer, `pass` its pass). Distinct per word and pass, and no pass
+// of the write kernel writes what the initial fill holds.
+constexpr uint32_t kInitialFill = ~0u;
 __host__ __device__ inline uint32_t fill_word(uint32_t block, uint32_t word, uint32_t pass) {
   return (block * 0x9E3779B1u) ^ (word * 0x85EBCA77u) ^ ((pass + 1u) * 0xC2B2AE3Du);
 }
@@ -98,8 +100,13 @@ std::vector<uint32_t> dsm_expected(Op op, const Grid& g, int passes);
 int dsm_max_active_clusters(Op op, const Grid& g);  // the occupancy API's answer for this kernel and launch
 
 // ---------------------------------------------------------------------------------------------------
-// Barrier cost: each thread runs a dependent chain (micro/sync.cuh's chain_link, 2 links) before every
-// barrier; the cost of one is (span with barriers - span without) / barriers.
+// Barrier cost: each thread runs a dependent chain (2 links) before every barrier; the cost of one is
+// (span with barriers - span without) / barriers.
+// The chain is a bijection of 32-bit words (xorshift, odd multiply, add), so its value after n links tells
+// n apart; micro/sync.cuh's x*x + c falls into a short cycle mod 2^32 within ~40 links, the same for every
+// start, and would let a wrong barrier count pass the checksum.
+__host__ __device__ inline uint32_t chain_link(uint32_t x) { return (x ^ (x >> 13)) * 0x5BD1E995u + 1u; }
+__host__ __device__ inline uint32_t chain_start(uint32_t global_tid) { return global_tid * 2654435761u + 1u; }
 enum class Barrier { none, syncthreads, cluster };
 const char* barrier_name(Barrier b);
 constexpr int kBarrierThreads = 256;

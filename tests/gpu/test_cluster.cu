@@ -53,6 +53,8 @@ TEST(Cluster, ReplaysDependOnTheirInputs) {
   const Grid g{2, 2, kDsmThreads, 0};
   EXPECT_NE(dsm_expected(Op::read, g, 3), dsm_expected(Op::read, g, 4));
   EXPECT_NE(dsm_expected(Op::write, g, 3), dsm_expected(Op::write, g, 4));
+  // One pass of writes leaves other words than the initial fill (a kernel that wrote nothing would fail).
+  EXPECT_NE(dsm_expected(Op::write, g, 1), dsm_expected(Op::read, g, 1));
   EXPECT_NE(dsm_expected(Op::read, g, 3), dsm_expected(Op::read, Grid{2, 1, kDsmThreads, 0}, 3));
   const std::vector<uint32_t> src = tma_source();
   EXPECT_NE(tma_expected(g, 9, src), tma_expected(g, 10, src));
