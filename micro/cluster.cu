@@ -53,7 +53,10 @@ void allow_clusters(const void* kernel) {
   static std::set<const void*> done;
   const std::lock_guard<std::mutex> lock(m);
   if (done.count(kernel)) return;
-  const int optin = static_cast<int>(current_device_facts().smem_per_block_optin_bytes);
+  // Static plus dynamic shared memory may not pass the opt-in limit: allow what the static part leaves.
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  const int optin = static_cast<int>(current_device_facts().smem_per_block_optin_bytes - a.sharedSizeBytes);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   done.insert(kernel);
