@@ -51,9 +51,9 @@ FAMILIES = (
     Family("async", ("method", "level", "measure"),
            quick="((ld_st/l2/bandwidth/tile:16384|cp_async/l2/bandwidth/bytes:16/stages:4|tma/l2/bandwidth/kind:bulk/copy:16384"
                  "|tma/l2/bandwidth/kind:tensor/elem:2/box:64x64/swizzle:128)/|(ld_st|cp_async)/l2/latency/bytes:16/"
-                 "|tma/l2/latency/kind:bulk/bytes:16/)"),
-    Family("cluster", ("kind", "op"), quick="(dsm/latency/target:remote|dsm/read/cluster_size:2/|tma/multicast/cluster_size:2/)",
-           ncu="tma/"),
+                 "|tma/l2/latency/kind:bulk/bytes:16/|tma/l2/bandwidth/kind:multicast/cluster_size:2/)",
+           ncu="tma/l2/bandwidth/kind:(multicast|unicast)/"),
+    Family("dsm", ("kind", "op"), quick="(latency/target:remote|bandwidth/read/cluster_size:2/)"),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 _OLD = {old: f.name for f in FAMILIES for old in f.old}

@@ -1,8 +1,8 @@
 // Thread-block clusters (docs/families/cluster.md):
-//   cluster/dsm/latency/target:<own_shared|own_cluster|remote>   cycles per dependent shared-memory load
-//   cluster/dsm/<read|write>/cluster_size:C                      DSM bandwidth, every block on its neighbour
-//   cluster/barrier/<cluster_sync|syncthreads>/cluster_size:C    cycles per barrier
-//   cluster/tma/<multicast|unicast>/cluster_size:C               bulk copies from L2 into every block's smem
+//   dsm/latency/target:<own_shared|own_cluster|remote>           cycles per dependent shared-memory load
+//   dsm/bandwidth/<read|write>/cluster_size:C                     DSM bandwidth, every block on its neighbour
+//   dsm/barrier/<cluster_sync|syncthreads>/cluster_size:C         cycles per barrier
+//   async/tma/l2/bandwidth/kind:<multicast|unicast>/cluster_size:C  bulk copies from L2 into every block's smem
 // Every kernel runs one block per SM; the grids of the bandwidth, barrier and TMA benchmarks are
 // cudaOccupancyMaxActiveClusters x C blocks (the compiled kernel and its launch configuration), all resident.
 #include <algorithm>
@@ -157,7 +157,8 @@ void add_cluster(Planner& p, const std::string& name, const Launch& l, Body body
     p.add_if_resident(name, l, std::move(body));
 }
 
-std::string cluster_name(const std::string& what, int c) { return "cluster/" + what + "/cluster_size:" + std::to_string(c); }
+// Issue 29's names: dsm/... for distributed shared memory and the cluster barrier, TMA multicast under async/tma.
+std::string cluster_name(const std::string& what, int c) { return what + "/cluster_size:" + std::to_string(c); }
 
 void plan_dsm(Planner& p) {
   const DeviceFacts& f = p.facts();
@@ -167,7 +168,7 @@ void plan_dsm(Planner& p) {
     Launch l = launch_of(f, g, sizeof(ChaseResult), "");
     l.blocks = 2;
     l.note = std::to_string(kChaseLoads) + " dependent loads, 16 KiB ring, one cluster of 2";
-    add_cluster(p, std::string("cluster/dsm/latency/target:") + target_name(t), l,
+    add_cluster(p, std::string("dsm/latency/target:") + target_name(t), l,
                 [t, smem](benchmark::State& st) { latency(st, t, smem); });
   }
   for (Op op : {Op::read, Op::write})
@@ -175,7 +176,7 @@ void plan_dsm(Planner& p) {
       const Grid g{0, c, kDsmThreads, smem};
       const std::string note = std::string("16 B ") + op_name(op) + "s of rank (r+1)%C's 64 KiB, " + std::to_string(kDsmPasses) +
                                " passes" + (c == 1 ? " (own, ld/st.shared)" : "");
-      add_cluster(p, cluster_name(std::string("dsm/") + op_name(op), c), launch_of(f, g, 0, note),
+      add_cluster(p, cluster_name(std::string("dsm/bandwidth/") + op_name(op), c), launch_of(f, g, 0, note),
                   [op, g](benchmark::State& st) { dsm(st, op, g); });
     }
 }
@@ -186,11 +187,11 @@ void plan_barrier(Planner& p) {
   const std::string note = std::to_string(kBarrierSteps * kBarriersPerStep) + " barriers per thread";
   for (int c : {1, 2, 4, 8, 16}) {
     const Grid g{0, c, kBarrierThreads, smem};
-    add_cluster(p, cluster_name("barrier/cluster_sync", c), launch_of(f, g, 0, note),
+    add_cluster(p, cluster_name("dsm/barrier/cluster_sync", c), launch_of(f, g, 0, note),
                 [g](benchmark::State& st) { barrier(st, Barrier::cluster, g); });
   }
   const Grid g{0, 1, kBarrierThreads, smem};
-  add_cluster(p, cluster_name("barrier/syncthreads", 1), launch_of(f, g, 0, note),
+  add_cluster(p, cluster_name("dsm/barrier/syncthreads", 1), launch_of(f, g, 0, note),
               [g](benchmark::State& st) { barrier(st, Barrier::syncthreads, g); });
 }
 
@@ -200,7 +201,7 @@ void plan_tma(Planner& p) {
   const size_t src_bytes = static_cast<size_t>(kTmaSourceTiles) * kTmaTile;
   for (bool multicast : {true, false})
     for (int c : {2, 4, 8}) {
-      const std::string name = cluster_name(multicast ? "tma/multicast" : "tma/unicast", c);
+      const std::string name = cluster_name(multicast ? "async/tma/l2/bandwidth/kind:multicast" : "async/tma/l2/bandwidth/kind:unicast", c);
       if (unsupported_reason(f).empty() && f.arch() != kMinArch) {
         p.skip(name, "the TMA kernels are built for sm_90a alone; this device is " + f.compute_capability);
         continue;
@@ -220,4 +221,4 @@ void plan(Planner& p) {
 
 }  // namespace
 
-MH_FAMILY("cluster", plan);
+MH_FAMILY("dsm", plan);
