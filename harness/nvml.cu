@@ -124,6 +124,24 @@ bool module_id(Device dev, unsigned* id) {
   return true;
 }
 
+bool total_energy_mj(Device dev, unsigned long long* mj) {
+  using EnergyFn = int (*)(Device, unsigned long long*);
+  static const EnergyFn fn = function<EnergyFn>("nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long v = 0;
+  if (!dev || !fn || fn(dev, &v) != kSuccess) return false;
+  *mj = v;
+  return true;
+}
+
+bool power_usage_mw(Device dev, unsigned* mw) {
+  using PowerFn = int (*)(Device, unsigned*);
+  static const PowerFn fn = function<PowerFn>("nvmlDeviceGetPowerUsage");
+  unsigned v = 0;
+  if (!dev || !fn || fn(dev, &v) != kSuccess) return false;
+  *mw = v;
+  return true;
+}
+
 namespace {
 std::string board_string(Device dev, const char* fn_name) {
   using StringFn = int (*)(Device, char*, unsigned);

@@ -51,6 +51,15 @@ std::string board_part_number(Device dev);
 // with it.
 bool module_id(Device dev, unsigned* id);
 
+// ---- Energy and power ---------------------------------------------------------------------------
+// The board's energy counter (nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver was
+// loaded, Volta on); false when NVML cannot tell (older GPUs, some virtual machines). The driver updates
+// it at intervals of its own: micro/energy.cu measures them.
+bool total_energy_mj(Device dev, unsigned long long* mj);
+// The board's power draw in milliwatts (nvmlDeviceGetPowerUsage); false when NVML cannot tell. NVML
+// documents it as averaged over 1 s on Ampere (but GA100) and newer, instantaneous on GA100 and older.
+bool power_usage_mw(Device dev, unsigned* mw);
+
 // ---- Clock-event reasons ("throttle reasons" before NVML 12.2) ------------------------------------
 // Bits of nvmlClocksEventReasons (nvmlClocksThrottleReasons), as nvml.h defines them.
 constexpr uint64_t kReasonGpuIdle = 0x1;             // nothing running: clocks may idle down
