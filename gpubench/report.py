@@ -71,12 +71,44 @@ def coalescing(suite):
         ("sectors/request", counter("sectors_per_request"))])
 
 
+# The energy benchmark measuring each ceiling's kernel (micro/bench_energy.cu), for the Ceilings table.
+ENERGY_OF = {"ceiling/read/l1": "energy/read/l1", "ceiling/read/l2": "energy/read/l2",
+             "ceiling/read/hbm": "energy/read/hbm/data:random", "ceiling/write/hbm": "energy/write/hbm",
+             "ceiling/fma": "energy/fma/data:random"}
+
+
+def energy_pj(r, above_idle=True):
+    """A record's energy per byte (or per FLOP) in picojoules, above idle or in total; None when it has none."""
+    tail = "_above_idle" if above_idle else ""
+    for c in ("joules_per_byte" + tail, "joules_per_flop" + tail):
+        if r.has(c):
+            return r.get(c) * 1e12
+    return None
+
+
 def ceiling(suite):
-    return section("Ceilings", suite.ok("ceiling"), [
-        ("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
-        ("B/clk/SM", counter("bytes_per_clock_per_sm")),
-        ("working set", lambda r: human_bytes(r.get("working_set_bytes")) if r.has("working_set_bytes") else "–"),
-        ("GFLOP/s", counter("flops_per_second", 1e-9))])
+    columns = [("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
+               ("B/clk/SM", counter("bytes_per_clock_per_sm")),
+               ("working set", lambda r: human_bytes(r.get("working_set_bytes")) if r.has("working_set_bytes") else "–"),
+               ("GFLOP/s", counter("flops_per_second", 1e-9))]
+    energy = {n: r for n, r in ((n, suite.by_name.get(e)) for n, e in ENERGY_OF.items())
+              if r and not r.error and not r.skipped}
+    if energy:  # the energy family ran: pJ per byte (per FLOP for fma) above idle, beside each level's rate
+        columns.append(("pJ/B above idle", lambda r: num(energy_pj(energy[r.name])) if r.name in energy else "–"))
+    return section("Ceilings", suite.ok("ceiling"), columns)
+
+
+def energy(suite):
+    """The energy family: per byte or FLOP in total and above idle, the power, and the energy's own CV."""
+    unit = lambda r: "FLOP" if r.has("joules_per_flop") else "B"
+    cv = lambda r: next((f"{r.cv[c] * 100:.1f}" for c in ("joules_per_byte", "joules_per_flop")
+                         if not math.isnan(r.cv.get(c, math.nan))), "–")
+    return section("Energy", suite.ok("energy"), [
+        ("benchmark", lambda r: r.name.split("/", 1)[1]), ("unit", unit),
+        ("pJ per unit", lambda r: num(energy_pj(r, above_idle=False))), ("above idle", lambda r: num(energy_pj(r))),
+        ("W", counter("watts")), ("idle W", counter("idle_watts")), ("SM MHz", counter("sm_clock_mhz")),
+        ("throttled", counter("throttled")), ("counter period (ms)", counter("energy_counter_period_ms")),
+        ("energy CV %", cv)])
 
 
 def banks_only(suite):
