@@ -100,8 +100,8 @@ TEST(EnergyPower, DriftComparesTheWindowsHalves) {
     a += 30000;                    // 300 W
     b += i < 6 ? 20000u : 40000u;  // 200 W, then 400 W
   }
-  EXPECT_NEAR(drift(steady), 0.0, 1e-12);
-  EXPECT_NEAR(drift(rising), 1.0, 1e-12);
+  EXPECT_NEAR(drift(edges(steady)), 0.0, 1e-12);
+  EXPECT_NEAR(drift(edges(rising)), 1.0, 1e-12);
   EXPECT_EQ(drift({{0.0, 1}, {1.0, 2}}), 0.0);
 }
 
