@@ -109,7 +109,10 @@ class Events {
   }
   bool done(size_t i) const {
     const cudaError_t r = cudaEventQuery(ev_[i]);
-    if (r == cudaErrorNotReady) return false;
+    if (r == cudaErrorNotReady) {  // not an error: no later cudaGetLastError (CUDA_CHECK_LAUNCH) may read it as one
+      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+      return false;
+    }
     CUDA_CHECK(r);
     return true;
   }
