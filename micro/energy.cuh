@@ -1,9 +1,10 @@
 // Energy per byte and per operation: a steady loop of existing kernels (the roofs' walks, the FFMA
 // ceiling, a pinned host-to-device copy) with NVML's energy counter read while it runs.
 //
-// The counter (millijoules) moves only when the driver updates it, every few ms to ~100 ms. A window is
-// therefore taken between two observed updates ("edges"): from the first edge after the warm-up to the
-// first edge after the window's length, both while the GPU is busy. Power = energy / time between the
+// The counter (millijoules) moves only when the driver updates it, at intervals of its own (measured at
+// idle: energy_counter_period_ms). A window is therefore taken between two observed updates ("edges"):
+// from the first edge after the warm-up to the first edge after the window's length, both while the GPU
+// is busy. Power = energy / time between the
 // edges; energy per byte = power / bytes per second of the same launches (CUDA events). Where the board
 // has no counter, power readings are integrated over a fixed window instead (energy_source "power").
 // The idle power is measured once per process, the GPU idle, the same way.
