@@ -107,7 +107,9 @@ def energy(suite):
         ("benchmark", lambda r: r.name.split("/", 1)[1]), ("unit", unit),
         ("pJ per unit", lambda r: num(energy_pj(r, above_idle=False))), ("above idle", lambda r: num(energy_pj(r))),
         ("W", counter("watts")), ("idle W", counter("idle_watts")), ("SM MHz", counter("sm_clock_mhz")),
-        ("throttled", counter("throttled")), ("counter period (ms)", counter("energy_counter_period_ms")),
+        ("throttled", counter("throttled")),
+        ("source", lambda r: {1.0: "counter", 0.0: "power"}.get(r.get("energy_from_counter"), "–")),
+        ("counter period (ms)", counter("energy_counter_period_ms")),
         ("energy CV %", cv)])
 
 

@@ -119,6 +119,8 @@ void set_counters(benchmark::State& st, const Totals& t, Unit unit, const Setup&
   }
   if (double w = 0; nvml::power_limit_watts(s.dev, &w)) st.counters["power_limit_watts"] = value(w);
   st.counters["settle_ms"] = settled_ms;
+  // The source, as a number the scripts read (they ignore labels) and as the label.
+  st.counters["energy_from_counter"] = value(s.idle.source == Source::counter ? 1.0 : 0.0);
   st.SetLabel(std::string("energy_source:") + energy::source_name(s.idle.source));
 }
 

@@ -22,7 +22,8 @@ def with_energy_run(path):
             c = dict(e, name=e["name"].replace(source, name, 1), run_name=e.get("run_name", e["name"]).replace(source, name, 1))
             k = 1 + 1e-3 * (e.get("repetition_index", 2) - 2)  # the median repetition (of 5) exact
             c.update({stem: total * k, stem + "_above_idle": above * k, "watts": 489.5, "idle_watts": 125.0,
-                      "sm_clock_mhz": 1980.0, "throttled": 0.0, "energy_counter_period_ms": 20.0})
+                      "sm_clock_mhz": 1980.0, "throttled": 0.0, "energy_counter_period_ms": 20.0,
+                      "energy_from_counter": 1.0})
             extra.append(c)
     doc["benchmarks"] += extra
     path.write_text(json.dumps(doc))
@@ -49,7 +50,7 @@ def test_energy_section_and_ceilings_column(make_json):
     text = report(with_energy_run(make_json(only={"ceiling"})))
     energy = section(text, "## Energy")
     hbm = row(energy, "read/hbm/data:random")
-    assert hbm[:5] == ["B", "109", "81.00", "490", "125"]
+    assert hbm[:8] == ["B", "109", "81.00", "490", "125", "1,980", "0", "counter"]
     assert row(energy, "fma/data:random")[:3] == ["FLOP", "6.00", "4.10"]
     ceilings = section(text, "## Ceilings")
     header = row(ceilings, "ceiling")
