@@ -450,6 +450,7 @@ run_gpu() {  # how the GPU is named in the progress line
   for k in "${!pids[@]}"; do
     wait "${pids[$k]}" || fail "plots.${scripts[$k]} failed on $RUN_DIR/benchmarks.json"
   done
+  "$PY" -m gpubench predict "$RUN_DIR" || fail "gpubench predict failed on $RUN_DIR"
   "$PY" -m gpubench report "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
 }
 

@@ -68,6 +68,12 @@ Prediction model_of(const DeviceFacts& f, const GemmKernel& k, const Shape& s, i
           {"model_l2_read_sectors", c.l2_read_sectors},
           {"model_dram_bytes", c.dram_bytes},
           {"model_blocks_per_sm", c.blocks_per_sm},
+          // For the time model (gpubench/analysis/predict.py): issue slots, barriers per warp, tail of the grid.
+          {"model_ffma_warp", c.ffma_warp},
+          {"model_sts_inst", c.sts_inst},
+          {"model_st_requests", c.st_requests},
+          {"model_blocks", c.blocks},
+          {"model_threads_per_block", k.threads},
           {"model_occupancy_pct", 100.0 * c.blocks_per_sm * k.threads / f.max_threads_per_sm}};
 }
 

@@ -9,6 +9,7 @@ TOOLS = {
     "check_errors": "gpubench.regress.check_errors",
     "report": "gpubench.report",
     "bounds": "gpubench.analysis.bounds",
+    "predict": "gpubench.analysis.predict",
     "ncu_table": "gpubench.analysis.ncu_table",
     "families": "gpubench.families",
 }

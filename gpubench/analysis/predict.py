@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""GEMM time predictions: each GEMM kernel's time from the counting model's counts (model.json, written by
+model/gemm_model.hpp through gemm/bench_gemm.cu) and unit costs measured by the micro families of the same
+run (the issue family for FFMA, shared loads, their overlap and barriers; ceiling / coalescing for memory).
+Every rule is stated once, below, and every number it needs is measured: nothing is fitted to the GEMM
+kernels it predicts (docs/families/issue.md, "The time model").
+
+  t = max(core + barriers, L1, L2, HBM) x tail
+  issue  I = (FFMA + LDS + STS + LDG + STG warp instructions) x s_ffma(w): every counted warp instruction takes
+         one issue slot, at the rate issue/ffma/warps:w measures (w: the kernel's resident warps per SM,
+         the largest measured <= w);
+  shared P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free);
+  core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
+         LDS: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap, 1 = their times add;
+  barriers = warp barriers x (T_mix_sync - T_mix) per barrier (issue/mix_sync at the same mix and warps);
+  L1, L2, HBM: the bounds of gpubench/analysis/bounds.py (memory overlaps the core: the larger one binds);
+  tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
+
+usage: python3 -m gpubench predict RUN_DIR   (writes RUN_DIR/predictions.json:
+       {"<gemm benchmark>": {"measured_s", "predicted_s", "binding", "parts"}}; predicted_s and binding are
+       null, and the missing unit costs are named on stderr, when the run lacks what a prediction needs)
+Exit status: 0, or 2 for a folder without a usable benchmarks.json.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+from gpubench import suite_json
+from gpubench.analysis import bounds
+
+OUT_FILE = "predictions.json"
+MEMORY = ("L1 (requests, lines)", "L2", "HBM")
+# The counts a prediction needs (gemm/bench_gemm.cu exports them; runs before the time model lack some).
+COUNTS = ("model_ffma_warp", "model_lds_inst", "model_sts_inst", "model_ld_requests", "model_st_requests",
+          "model_lds_wavefronts", "model_sts_wavefronts", "model_block_barriers", "model_blocks",
+          "model_blocks_per_sm", "model_threads_per_block")
+WAVEFRONT_BENCH = "issue/lds/width:4/pattern:conflict_free/warps:32"
+
+
+def _mixes(suite, kind):
+    """{(ffma, lds, width, warps): record} of issue/<kind> benchmarks."""
+    return {(r.fields["ffma"], r.fields["lds"], r.fields["width"], r.fields["warps"]): r
+            for r in suite.ok("issue") if r.fields.get("kind") == kind}
+
+
+def unit_costs(suite):
+    """(units, missing): the measured unit costs (seconds of the whole chip per warp instruction, wavefront,
+    warp-trip of a mix), and the benchmarks a prediction needs that the run lacks."""
+    u = {"ffma_s": {}, "mix": {}, "mix_sync": {}}
+    for r in suite.ok("issue"):
+        if r.fields.get("kind") == "ffma" and r.get("ffma_per_second") > 0:
+            u["ffma_s"][r.fields["warps"]] = 1 / r.get("ffma_per_second")
+    if (wf := suite.value(WAVEFRONT_BENCH, "wavefronts_per_second")):
+        u["wavefront_s"] = 1 / wf
+    for kind in ("mix", "mix_sync"):
+        for key, r in _mixes(suite, kind).items():
+            if r.get("lds_per_second") > 0:  # seconds per warp-trip: lds loads per trip / loads per second
+                u[kind][key] = {"trip_s": key[1] / r.get("lds_per_second"), "barriers_per_trip": r.get("barriers_per_trip", 0)}
+    mem = bounds.unit_costs(suite)
+    u["memory"] = mem
+    missing = [name for name, have in (("issue/ffma/warps:*", u["ffma_s"]), (WAVEFRONT_BENCH, "wavefront_s" in u),
+                                       ("issue/mix/*", u["mix"]), ("issue/mix_sync/*", u["mix_sync"]))
+               if not have]
+    missing += [f"{k} ({bounds.UNITS[k]})" for k in ("l1_requests_per_s", "l1_lines_per_s", "l2_bytes_per_s",
+                                                    "hbm_bytes_per_s") if k not in mem]
+    return u, missing
+
+
+def nearest_warps(measured, warps):
+    """The largest measured warps per SM <= warps (fewer warps hide less: never borrow a fuller SM's rate),
+    else the smallest measured."""
+    below = [w for w in measured if w <= warps]
+    return max(below) if below else min(measured)
+
+
+def overlap(trip_s, issue_s, shared_s):
+    """phi of a measured mix: 0 when its time is the larger of its issue and shared-pipe times (they overlap),
+    1 when it is their sum (they take turns), clamped to [0, 1]."""
+    lo, hi = min(issue_s, shared_s), max(issue_s, shared_s)
+    if lo <= 0:
+        return 0.0
+    return min(1.0, max(0.0, (trip_s - hi) / lo))
+
+
+def core_time(issue_s, shared_s, phi):
+    """The SM-side time: the larger of issue and shared pipe, plus phi of the smaller."""
+    return max(issue_s, shared_s) + phi * min(issue_s, shared_s)
+
+
+def tail(blocks, sm_count):
+    """The busiest SM's blocks over the mean: a grid of 1.5 blocks per SM takes as long as 2."""
+    per_sm = blocks / sm_count
+    return math.ceil(per_sm - 1e-9) / per_sm
+
+
+def mix_for(mixes, ratio, warps):
+    """The mix key at `warps` whose FFMA per load is nearest `ratio` (by factor), or None."""
+    at = [k for k in mixes if k[3] == warps]
+    return min(at, key=lambda k: abs(math.log(k[0] / k[1] / ratio))) if at and ratio > 0 else None
+
+
+def predict(rec, u, sm_count):
+    """(seconds, binding, parts) of one GEMM record with its model counts; parts: seconds per term."""
+    c = rec.get
+    warps_per_sm = c("model_blocks_per_sm") * c("model_threads_per_block") / 32
+    w = nearest_warps(u["ffma_s"], warps_per_sm)
+    s_ffma, s_wf = u["ffma_s"][w], u["wavefront_s"]
+    issue = (c("model_ffma_warp") + c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests")
+             + c("model_st_requests")) * s_ffma
+    shared = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) * s_wf
+    phi, barrier = 0.0, 0.0
+    if c("model_lds_inst") > 0:
+        mw = nearest_warps({k[3] for k in u["mix"]}, warps_per_sm)
+        key = mix_for(u["mix"], c("model_ffma_warp") / c("model_lds_inst"), mw)
+        f, lds, width, _ = key
+        phi = overlap(u["mix"][key]["trip_s"], (f + lds) * u["ffma_s"][nearest_warps(u["ffma_s"], mw)],
+                      lds * width / 4 * s_wf)
+    if c("model_block_barriers") > 0:
+        sw = nearest_warps({k[3] for k in u["mix_sync"]}, warps_per_sm)
+        key = mix_for(u["mix_sync"], c("model_ffma_warp") / max(c("model_lds_inst"), 1), sw)
+        synced, plain = u["mix_sync"][key], u["mix"].get(key)
+        if plain and synced["barriers_per_trip"] > 0:
+            per_barrier = max(0.0, synced["trip_s"] - plain["trip_s"]) / synced["barriers_per_trip"]
+            barrier = c("model_block_barriers") * c("model_threads_per_block") / 32 * per_barrier
+    parts = {"issue": issue, "shared memory": shared, "phi": phi, "barriers": barrier}
+    core = core_time(issue, shared, phi) + barrier
+    memory = {k: v for k, v in bounds.bounds(rec, u["memory"], sm_count).items() if k in MEMORY}
+    parts.update(memory)
+    binding = ("issue" if issue >= shared else "shared memory") if core >= max(memory.values(), default=0) \
+        else max(memory, key=memory.get)
+    t = max([core, *memory.values()]) * tail(c("model_blocks"), sm_count)
+    parts["tail"] = tail(c("model_blocks"), sm_count)
+    return t, binding, parts
+
+
+def predictions(suite):
+    """({gemm benchmark: {"measured_s", "predicted_s", "binding", "parts"}}, missing unit costs and counts)."""
+    u, missing = unit_costs(suite)
+    sm = float(suite.context.get("sm_count", 0) or 0)
+    if not sm:
+        missing.append("context.sm_count")
+    out, lacking = {}, {}
+    for r in suite.ok("gemm"):
+        if r.fields.get("kernel") not in bounds.KERNELS or not r.has("model_ffma_thread"):
+            continue
+        lacks = [k for k in COUNTS if not r.has(k)]
+        row = {"measured_s": r.get(suite_json.TIME), "predicted_s": None, "binding": None}
+        for k in lacks:
+            lacking[k] = lacking.get(k, 0) + 1
+        if not lacks and not missing:
+            row["predicted_s"], row["binding"], row["parts"] = predict(r, u, sm)
+        out[r.name] = row
+    if lacking:
+        missing.append("model counts " + ", ".join(f"{k} ({n} GEMM benchmarks)" for k, n in lacking.items())
+                       + ": model.json from before the time model")
+    if lacking and not missing[:-1]:  # counts missing for some benchmarks only: predict none of them
+        for row in out.values():
+            row.update(predicted_s=None, binding=None)
+            row.pop("parts", None)
+    return out, missing
+
+
+def _run_file(folder):
+    return suite_json.stored(os.path.join(folder, "benchmarks.json"))
+
+
+@suite_json.cli("predict")
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="predict", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", help="a run folder: benchmarks.json (or .json.gz) and model.json")
+    p.add_argument("-o", "--out", help=f"output file (default RUN_DIR/{OUT_FILE})")
+    args = p.parse_args(argv)
+    if not os.path.isdir(args.run_dir):
+        print(f"predict: error: {args.run_dir}: not a folder", file=sys.stderr)
+        return suite_json.EXIT_UNUSABLE
+    suite = suite_json.load_or_exit(_run_file(args.run_dir), "predict")
+    rows, missing = predictions(suite)
+    if missing:
+        print("predict: no predictions: the run lacks " + "; ".join(missing), file=sys.stderr)
+    suite_json.write_text(args.out or os.path.join(args.run_dir, OUT_FILE), json.dumps(rows, indent=1, sort_keys=True) + "\n",
+                          "predict")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""gpubench/analysis/predict.py: the GEMM time rules on numbers computed by hand, and a committed run (no
+issue family, counts from before the time model) predicted as nothing, with what it lacks named."""
+import json
+import math
+
+import pytest
+
+from gpubench.analysis import predict
+
+
+class Rec:
+    """A GEMM record as predict() reads it: model counts by name, no memory unit costs needed."""
+    def __init__(self, **counts):
+        self.counts, self.fields, self.name = counts, {"kernel": "warptile_tuned", "k": 4096}, "gemm/x"
+
+    def get(self, k, default=math.nan):
+        return self.counts.get(k, default)
+
+    def has(self, k):
+        return k in self.counts
+
+
+def units():
+    """Unit costs in chip-seconds: FFMA 1 ps (8 warps/SM) and 0.5 ps (16), a wavefront 2 ps; the 64:3 mix at
+    8 warps takes 79 ps a trip (issue 67, shared 24: phi = (79 - 67) / 24 = 0.5), with a barrier every 4
+    trips 89 ps (10 ps a trip: 40 ps a warp barrier)."""
+    return {"ffma_s": {8: 1e-12, 16: 0.5e-12}, "wavefront_s": 2e-12,
+            "mix": {(64, 3, 16, 8): {"trip_s": 79e-12, "barriers_per_trip": 0}},
+            "mix_sync": {(64, 3, 16, 8): {"trip_s": 89e-12, "barriers_per_trip": 0.25}}, "memory": {}}
+
+
+def kernel(**over):
+    c = dict(model_ffma_warp=1000, model_lds_inst=47, model_sts_inst=10, model_ld_requests=20, model_st_requests=3,
+             model_lds_wavefronts=120, model_sts_wavefronts=30, model_block_barriers=5, model_blocks=198,
+             model_blocks_per_sm=2, model_threads_per_block=128)
+    c.update(over)
+    return Rec(**c)
+
+
+def test_prediction_by_hand():
+    """issue 1080 x 1 ps; shared 150 x 2 ps = 300 ps; core 1080 + 0.5 x 300 = 1230 ps; barriers 5 blocks x 4 warps
+    x 40 ps = 800 ps; 198 blocks on 132 SMs: 1.5 per SM, the busiest 2: tail 4/3 -> 2030 x 4/3 ps."""
+    t, binding, parts = predict.predict(kernel(), units(), 132)
+    assert parts["issue"] == pytest.approx(1080e-12)
+    assert parts["shared memory"] == pytest.approx(300e-12)
+    assert parts["phi"] == pytest.approx(0.5)
+    assert parts["barriers"] == pytest.approx(800e-12)
+    assert parts["tail"] == pytest.approx(4 / 3)
+    assert t == pytest.approx(2030e-12 * 4 / 3)
+    assert binding == "issue"
+
+
+def test_shared_pipe_binds_when_larger():
+    """Wavefronts x 10: shared 3000 ps > issue 1080 ps: core 3000 + 0.5 x 1080; binding shared memory."""
+    t, binding, parts = predict.predict(kernel(model_lds_wavefronts=1200, model_sts_wavefronts=300, model_blocks=264),
+                                        units(), 132)
+    assert binding == "shared memory"
+    assert t == pytest.approx(3000e-12 + 540e-12 + 800e-12)
+
+
+def test_overlap_ends():
+    """A mix as long as its larger part overlaps (0), as long as the sum adds (1); beyond either end clamped."""
+    assert predict.overlap(67, 67, 24) == 0
+    assert predict.overlap(91, 67, 24) == 1
+    assert predict.overlap(60, 67, 24) == 0
+    assert predict.overlap(200, 67, 24) == 1
+    assert predict.core_time(10, 4, 0.25) == 11
+
+
+def test_resident_warps_never_borrow_a_fuller_sm():
+    """12 resident warps take the 8-warp rates (fewer warps hide less); 4 the smallest measured."""
+    assert predict.nearest_warps({4, 8, 16}, 12) == 8
+    assert predict.nearest_warps({8, 16}, 4) == 8
+    t16, *_ = predict.predict(kernel(model_blocks_per_sm=4, model_blocks=528), units(), 132)
+    t8, *_ = predict.predict(kernel(model_blocks_per_sm=3, model_blocks=528), units(), 132)
+    assert t16 < t8  # 16 warps: FFMA 0.5 ps; 12 warps: 8's 1 ps
+
+
+def test_mix_by_ratio():
+    """The mix nearest by factor: 21.3 FFMA per load picks 64:3 over 32:2 (16) and 16:6 (2.7)."""
+    mixes = {(64, 3, 16, 8): 0, (32, 2, 16, 8): 0, (16, 6, 16, 8): 0, (64, 3, 16, 16): 0}
+    assert predict.mix_for(mixes, 21.3, 8) == (64, 3, 16, 8)
+    assert predict.mix_for(mixes, 17, 8) == (32, 2, 16, 8)
+    assert predict.mix_for(mixes, 3, 8) == (16, 6, 16, 8)
+
+
+def test_tail():
+    assert predict.tail(264, 132) == 1
+    assert predict.tail(1024, 132) == pytest.approx(8 / (1024 / 132))
+
+
+def test_committed_run_predicts_nothing(tmp_path, capsys):
+    """A committed run has no issue family and older counts: every prediction null, the lacks named."""
+    from conftest import RESULTS_DIR
+    run = sorted(p.parent for p in (RESULTS_DIR / "h200").glob("2*/model.json"))[-1]
+    out = tmp_path / "p.json"
+    assert predict.main([str(run), "-o", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert rows and all(r["predicted_s"] is None and r["measured_s"] > 0 for r in rows.values())
+    err = capsys.readouterr().err
+    assert "issue/ffma/warps:*" in err and "issue/mix_sync/*" in err and "model_threads_per_block" in err
+
+
+def test_not_a_folder(tmp_path, capsys):
+    assert predict.main([str(tmp_path / "none")]) == 2
+    assert "not a folder" in capsys.readouterr().err
