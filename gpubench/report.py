@@ -161,17 +161,27 @@ def gemm_bounds(suite):
 
 def gemm_ladder(suite):
     """The GEMM ladder at the headline shape (plots/ladder.py): each kernel's GFLOP/s, % of cuBLAS, the
-    GFLOP/s its binding bound allows, that resource, and measured / bound."""
+    GFLOP/s its binding bound allows, that resource, measured / bound, and the time model's prediction
+    (gpubench/analysis/predict.py): predicted time, predicted / measured and the binding resource."""
     n, steps, cublas = ladder.steps(suite)
     if not steps:
         return []
+    _, pred, missing = ladder.predicted(suite)
+    ms = lambda t: f"{t * 1e3:.3g} ms" if t else "n/a"
+
+    def model(k):
+        measured, predicted, binding = pred.get(k, (None, None, None))
+        return [ms(measured), ms(predicted), f"{predicted / measured:.2f}" if predicted and measured else "n/a", binding or "n/a"]
     rows = [[k, num(m, 1e-9), num(m / cublas * 100 if cublas else None), num(b, 1e-9) if b else "n/a",
-             res or "n/a", f"{b / m:.2f}" if b and m else "n/a"] for k, m, b, res in steps]
+             res or "n/a", f"{b / m:.2f}" if b and m else "n/a", *model(k)] for k, m, b, res in steps]
+    why = (f" No prediction: the run lacks {'; '.join(missing)}." if missing else "")
     return ["## GEMM ladder", "",
             f"Each kernel at {n}×{n}×{n} (`ladder.png`); the bound is the binding row of the GEMM bounds table "
-            "as GFLOP/s; time measured / bound > 1 is what the counting model leaves unexplained.", "",
-            *table(["kernel", "GFLOP/s", "% of cuBLAS", "bound GFLOP/s", "binding resource", "measured / bound"],
-                   rows)]
+            "as GFLOP/s; time measured / bound > 1 is what the counting model leaves unexplained. The prediction "
+            "is the time model's (`predictions.json`, docs/families/issue.md): model counts times unit costs of "
+            f"this run, target 0.85-1.15 of measured at 4096³.{why}", "",
+            *table(["kernel", "GFLOP/s", "% of cuBLAS", "bound GFLOP/s", "binding resource", "measured / bound",
+                    "measured", "predicted", "predicted / measured", "predicted binding"], rows)]
 
 
 def other(suite):

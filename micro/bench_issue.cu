@@ -25,7 +25,7 @@ void run(benchmark::State& st, const Shape& s, int warps_per_sm, size_t smem) {
   const std::vector<float> host = out.download();
   for (uint32_t t : {0u, 37u, static_cast<uint32_t>(host.size() - 1)})
     if (host[t] != expected(s, t, chunks, kA)) {
-      st.SkipWithError("issue: checksum of thread " + std::to_string(t) + " differs from the host replay");
+      st.SkipWithError(("issue: checksum of thread " + std::to_string(t) + " differs from the host replay").c_str());
       return;
     }
   const double trips = double(chunks) * s.unroll;  // per thread

@@ -1,6 +1,8 @@
 """The GEMM ladder at the headline shape: each kernel's measured FLOP/s beside what its binding bound
-allows (gpubench.analysis.bounds), and cuBLAS: shared by the ladder picture and the report."""
+allows (gpubench.analysis.bounds) and its predicted time (gpubench.analysis.predict), and cuBLAS: shared by
+the ladder picture and the report."""
 from gpubench.analysis import bounds
+from gpubench.analysis import predict
 
 SHAPES = (4096, 4092)  # headline first
 
@@ -31,3 +33,15 @@ def steps(suite):
            for k in bounds.KERNELS if k in found]
     cublas = found["cublas"].get("flops_per_second") if "cublas" in found else None
     return n, out, cublas
+
+
+def predicted(suite):
+    """(size, {kernel: (measured s, predicted s or None, binding or None)}, missing unit costs) at the headline
+    shape: gpubench.analysis.predict's rows, the one place its rules live."""
+    n, found = headline(suite)
+    if not found:
+        return None, {}, []
+    rows, missing = predict.predictions(suite)
+    out = {k: (row["measured_s"], row["predicted_s"], row["binding"]) for k in bounds.KERNELS
+           if k in found and (row := rows.get(found[k].name))}
+    return n, out, missing

@@ -85,3 +85,34 @@ def test_roofs_from_the_ceiling_family_else_the_coalescing_sweeps(make_json):
     assert u["hbm_bytes_per_s"] == old.value("coalescing/read/hbm/stride:1", "useful_bytes_per_second")
     assert u["l2_bytes_per_s"] == max(r.get("bus_bytes_per_second") for r in old.ok("coalescing")
                                       if r.fields["op"] == "read" and r.fields["level"] == "l2")
+
+
+def test_ladder_shows_the_time_models_predictions(make_json, monkeypatch, tmp_path):
+    """Where predict.predictions has a prediction, the ladder's rows, the report's ladder table and the picture's
+    markers show it: predicted GFLOP/s, predicted / measured and the binding resource (here 1.25 x each time)."""
+    from gpubench import report
+    from gpubench.analysis import predict
+    path = make_json()
+    s = load(path)
+    n, found = ladder.headline(s)
+    rows = {r.name: {"measured_s": r.get("real_time"), "predicted_s": 1.25 * r.get("real_time"), "binding": "issue"}
+            for k, r in found.items() if k in bounds.KERNELS}
+    monkeypatch.setattr(predict, "predictions", lambda suite: (rows, []))
+    _, pred, missing = ladder.predicted(s)
+    assert not missing and set(pred) == {k for k in found if k in bounds.KERNELS}
+    assert all(p / m == pytest.approx(1.25) and b == "issue" for m, p, b in pred.values())
+    text = "\n".join(report.gemm_ladder(s))
+    assert "| 1.25 | issue |" in text and "No prediction" not in text
+    (ax,) = figure("ladder", path, monkeypatch, tmp_path).axes
+    (marks,) = [line for line in ax.get_lines() if line.get_label() == "predicted (time model)"]
+    kernels = [t.get_text() for t in ax.get_xticklabels()]
+    assert list(marks.get_ydata()) == pytest.approx([2.0 * n ** 3 / pred[k][1] / 1e9 for k in kernels])
+
+
+def test_ladder_without_unit_costs_says_what_is_missing(make_json):
+    """The synthetic run has no issue family: the report's ladder section names it and predicts nothing."""
+    from gpubench import report
+    s = load(make_json())
+    text = "\n".join(report.gemm_ladder(s))
+    assert "No prediction: the run lacks issue/ffma/warps:*" in text
+    assert all(p is None for _, p, _ in ladder.predicted(s)[1].values())
