@@ -121,9 +121,10 @@ Entry entry() {
 std::vector<Entry>& table() {
   static std::vector<Entry> t = {
       entry<Kind::ffma, 32, 0, 4, 8, false, false>(),
-      entry<Kind::lds, 2, 4, 4, 16, false, false>(),    entry<Kind::lds, 4, 4, 8, 8, false, false>(),
-      entry<Kind::lds, 8, 4, 16, 4, false, false>(),    entry<Kind::lds, 2, 4, 4, 16, true, false>(),
-      entry<Kind::lds, 4, 4, 8, 8, true, false>(),      entry<Kind::lds, 8, 4, 16, 4, true, false>(),
+      // 8 KiB of rows: 8 blocks per SM fit on every GPU the suite knows (100 KiB of shared memory per SM and up).
+      entry<Kind::lds, 2, 4, 4, 8, false, false>(),     entry<Kind::lds, 4, 4, 8, 4, false, false>(),
+      entry<Kind::lds, 8, 4, 16, 2, false, false>(),    entry<Kind::lds, 2, 4, 4, 8, true, false>(),
+      entry<Kind::lds, 4, 4, 8, 4, true, false>(),      entry<Kind::lds, 8, 4, 16, 2, true, false>(),
       entry<Kind::mix, 64, 3, 16, 4, false, false>(),   entry<Kind::mix, 32, 2, 16, 8, false, false>(),
       entry<Kind::mix, 16, 6, 16, 4, false, false>(),   entry<Kind::mix, 16, 16, 4, 4, false, false>(),
       entry<Kind::mix, 64, 3, 16, 4, false, true>(),    entry<Kind::mix, 32, 2, 16, 8, false, true>(),
