@@ -5,15 +5,17 @@ run (the issue family for FFMA, shared loads, their overlap and barriers; ceilin
 Every rule is stated once, below, and every number it needs is measured: nothing is fitted to the GEMM
 kernels it predicts (docs/families/issue.md, "The time model").
 
-  t = max(core + barriers, L1, L2, HBM) x tail
+  t = max(core + barriers, L2, HBM) x tail
   issue  I = (FFMA + LDS + STS + LDG + STG warp instructions) x s_ffma(w): every counted warp instruction takes
          one issue slot, at the rate issue/ffma/warps:w measures (w: the kernel's resident warps per SM,
          the largest measured <= w);
-  shared P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free);
+  L1TEX  P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free) + L1, the global
+         loads' L1 bound of gpubench/analysis/bounds.py: shared and global accesses go through one L1TEX unit;
   core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
-         LDS: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap, 1 = their times add;
+         L1TEX instruction: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap,
+         1 = their times add;
   barriers = warp barriers x (T_mix_sync - T_mix) per barrier (issue/mix_sync at the same mix and warps);
-  L1, L2, HBM: the bounds of gpubench/analysis/bounds.py (memory overlaps the core: the larger one binds);
+  L2, HBM: the bounds of gpubench/analysis/bounds.py (they overlap the core: the larger one binds);
   tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
 
 usage: python3 -m gpubench predict RUN_DIR   (writes RUN_DIR/predictions.json:
@@ -31,7 +33,8 @@ from gpubench import suite_json
 from gpubench.analysis import bounds
 
 OUT_FILE = "predictions.json"
-MEMORY = ("L1 (requests, lines)", "L2", "HBM")
+L1 = "L1 (requests, lines)"
+MEMORY = ("L2", "HBM")
 # The counts a prediction needs (gemm/bench_gemm.cu exports them; runs before the time model lack some).
 COUNTS = ("model_ffma_warp", "model_lds_inst", "model_sts_inst", "model_ld_requests", "model_st_requests",
           "model_lds_wavefronts", "model_sts_wavefronts", "model_block_barriers", "model_blocks",
@@ -107,32 +110,32 @@ def predict(rec, u, sm_count):
     warps_per_sm = c("model_blocks_per_sm") * c("model_threads_per_block") / 32
     w = nearest_warps(u["ffma_s"], warps_per_sm)
     s_ffma, s_wf = u["ffma_s"][w], u["wavefront_s"]
-    issue = (c("model_ffma_warp") + c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests")
-             + c("model_st_requests")) * s_ffma
+    l1tex_inst = c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests") + c("model_st_requests")
+    issue = (c("model_ffma_warp") + l1tex_inst) * s_ffma
+    memory = bounds.bounds(rec, u["memory"], sm_count)
     shared = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) * s_wf
+    l1 = memory.pop(L1, 0.0)
+    memory = {k: v for k, v in memory.items() if k in MEMORY}
+    ratio = c("model_ffma_warp") / l1tex_inst if l1tex_inst else 0
     phi, barrier = 0.0, 0.0
-    if c("model_lds_inst") > 0:
+    if ratio > 0:
         mw = nearest_warps({k[3] for k in u["mix"]}, warps_per_sm)
-        key = mix_for(u["mix"], c("model_ffma_warp") / c("model_lds_inst"), mw)
-        f, lds, width, _ = key
+        f, lds, width, _ = key = mix_for(u["mix"], ratio, mw)
         phi = overlap(u["mix"][key]["trip_s"], (f + lds) * u["ffma_s"][nearest_warps(u["ffma_s"], mw)],
                       lds * width / 4 * s_wf)
     if c("model_block_barriers") > 0:
         sw = nearest_warps({k[3] for k in u["mix_sync"]}, warps_per_sm)
-        key = mix_for(u["mix_sync"], c("model_ffma_warp") / max(c("model_lds_inst"), 1), sw)
+        key = mix_for(u["mix_sync"], ratio or 1.0, sw)
         synced, plain = u["mix_sync"][key], u["mix"].get(key)
         if plain and synced["barriers_per_trip"] > 0:
             per_barrier = max(0.0, synced["trip_s"] - plain["trip_s"]) / synced["barriers_per_trip"]
             barrier = c("model_block_barriers") * c("model_threads_per_block") / 32 * per_barrier
-    parts = {"issue": issue, "shared memory": shared, "phi": phi, "barriers": barrier}
-    core = core_time(issue, shared, phi) + barrier
-    memory = {k: v for k, v in bounds.bounds(rec, u["memory"], sm_count).items() if k in MEMORY}
-    parts.update(memory)
-    binding = ("issue" if issue >= shared else "shared memory") if core >= max(memory.values(), default=0) \
-        else max(memory, key=memory.get)
-    t = max([core, *memory.values()]) * tail(c("model_blocks"), sm_count)
-    parts["tail"] = tail(c("model_blocks"), sm_count)
-    return t, binding, parts
+    core = core_time(issue, shared + l1, phi) + barrier
+    binding = max(memory, key=memory.get) if memory and max(memory.values()) > core else \
+        "issue" if issue >= shared + l1 else "shared memory" if shared >= l1 else L1
+    parts = {"issue": issue, "shared memory": shared, L1: l1, "phi": phi, "barriers": barrier, **memory,
+             "tail": tail(c("model_blocks"), sm_count)}
+    return max([core, *memory.values()]) * parts["tail"], binding, parts
 
 
 def predictions(suite):

@@ -58,6 +58,21 @@ def test_shared_pipe_binds_when_larger():
     assert t == pytest.approx(3000e-12 + 540e-12 + 800e-12)
 
 
+def test_global_loads_share_the_l1tex_pipe():
+    """20 load requests at 1e11 /s (100 lines at 1e13 /s: fewer) add 200 ps to the 300 ps of wavefronts:
+    core 1080 + 0.5 x 500 = 1330 ps; with the barriers and the tail 2130 x 4/3 ps."""
+    u = units()
+    u["memory"] = {"l1_requests_per_s": 1e11, "l1_lines_per_s": 1e13}
+    t, binding, parts = predict.predict(kernel(model_ld_lines=100), u, 132)
+    assert parts["L1 (requests, lines)"] == pytest.approx(200e-12)
+    assert t == pytest.approx(2130e-12 * 4 / 3) and binding == "issue"
+    # 400 requests: L1TEX 300 + 4000 ps over the issue of 1460 ps: L1TEX binds, through its global part;
+    # core 4300 + 0.5 x 1460 ps.
+    t, binding, parts = predict.predict(kernel(model_ld_lines=100, model_ld_requests=400), u, 132)
+    assert binding == "L1 (requests, lines)"
+    assert t == pytest.approx((4300e-12 + 0.5 * 1460e-12 + 800e-12) * 4 / 3)
+
+
 def test_overlap_ends():
     """A mix as long as its larger part overlaps (0), as long as the sum adds (1); beyond either end clamped."""
     assert predict.overlap(67, 67, 24) == 0
