@@ -18,7 +18,7 @@ kernels it predicts (docs/families/issue.md, "The time model").
   L2, HBM: the bounds of gpubench/analysis/bounds.py (they overlap the core: the larger one binds);
   tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
 
-usage: python3 -m gpubench predict RUN_DIR   (writes RUN_DIR/predictions.json:
+usage: python3 -m gpubench predict RUN_DIR [-o FILE] [--force]   (writes RUN_DIR/predictions.json:
        {"<gemm benchmark>": {"measured_s", "predicted_s", "binding", "parts"}}; predicted_s and binding are
        null, and the missing unit costs are named on stderr, when the run lacks what a prediction needs)
 Exit status: 0, or 2 for a folder without a usable benchmarks.json.
@@ -174,16 +174,19 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="predict", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir", help="a run folder: benchmarks.json (or .json.gz) and model.json")
     p.add_argument("-o", "--out", help=f"output file (default RUN_DIR/{OUT_FILE})")
+    p.add_argument("--force", action="store_true", help="write even into a committed run's folder or over a committed file")
     args = p.parse_args(argv)
     if not os.path.isdir(args.run_dir):
         print(f"predict: error: {args.run_dir}: not a folder", file=sys.stderr)
         return suite_json.EXIT_UNUSABLE
-    suite = suite_json.load_or_exit(_run_file(args.run_dir), "predict")
+    out = args.out or os.path.join(args.run_dir, OUT_FILE)
+    inputs = [_run_file(args.run_dir), os.path.join(args.run_dir, suite_json.MODEL_FILE)]
+    suite_json.check_output(out, inputs, "predict", args.force)
+    suite = suite_json.load_or_exit(inputs[0], "predict")
     rows, missing = predictions(suite)
     if missing:
         print("predict: no predictions: the run lacks " + "; ".join(missing), file=sys.stderr)
-    suite_json.write_text(args.out or os.path.join(args.run_dir, OUT_FILE), json.dumps(rows, indent=1, sort_keys=True) + "\n",
-                          "predict")
+    suite_json.write_text(out, json.dumps(rows, indent=1, sort_keys=True) + "\n", "predict")
     return 0
 
 

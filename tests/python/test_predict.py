@@ -116,6 +116,72 @@ def test_committed_run_predicts_nothing(tmp_path, capsys):
     assert "issue/ffma/warps:*" in err and "issue/mix_sync/*" in err and "model_threads_per_block" in err
 
 
+def test_committed_run_folder_is_not_written_without_force(capsys):
+    """The default output lies in the run's folder: refused for a committed run (one line, exit 2)."""
+    from conftest import RESULTS_DIR
+    run = sorted(p.parent for p in (RESULTS_DIR / "h200").glob("2*/model.json"))[-1]
+    with pytest.raises(SystemExit) as e:
+        predict.main([str(run)])
+    assert e.value.code == 2 and "refusing to write" in capsys.readouterr().err
+    assert not (run / "predictions.json").exists()
+
+
 def test_not_a_folder(tmp_path, capsys):
     assert predict.main([str(tmp_path / "none")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def with_issue_family(path, ffma_per_clk=4.0, wavefronts_per_clk=1.0, phi=0.5, barrier_clk=3.0, clock=1.98e9, sms=132):
+    """A synthetic run plus the issue family's benchmarks under their real names, their counters from ideal rates
+    (FFMA and wavefronts per clock per SM, phi, SM clocks per warp barrier), and the counts model.json gains."""
+    doc = json.loads(path.read_text())
+    template = [e for e in doc["benchmarks"] if e["run_name"] == "ceiling/fma/manual_time"]
+    s_ffma, s_wf = 1 / (ffma_per_clk * sms * clock), 1 / (wavefronts_per_clk * sms * clock)
+    extra = []
+
+    def add(name, counters):
+        for e in template:
+            c = {k: v.replace("ceiling/fma", name) if k in ("name", "run_name") else v for k, v in e.items()}
+            c.pop("flops_per_second")
+            c.update(counters)
+            extra.append(c)
+    for w in (4, 8, 16, 32):
+        add(f"issue/ffma/warps:{w}", {"ffma_per_second": 1 / s_ffma})
+    add("issue/lds/width:4/pattern:conflict_free/warps:32", {"wavefronts_per_second": 1 / s_wf})
+    for f, lds, width in ((64, 3, 16), (32, 2, 16), (16, 6, 16), (16, 16, 4)):
+        issue, shared = (f + lds) * s_ffma, lds * width / 4 * s_wf
+        trip = predict.core_time(issue, shared, phi)
+        for w in (8, 16, 32):
+            add(f"issue/mix/ffma:{f}/lds:{lds}/width:{width}/warps:{w}", {"lds_per_second": lds / trip})
+            add(f"issue/mix_sync/ffma:{f}/lds:{lds}/width:{width}/warps:{w}",
+                {"lds_per_second": lds / (trip + 0.25 * barrier_clk / (sms * clock)), "barriers_per_trip": 0.25})
+    doc["benchmarks"] += extra
+    path.write_text(json.dumps(doc))
+    model = {}
+    for e in doc["benchmarks"]:
+        name = e["run_name"].removesuffix("/manual_time")
+        if name.startswith("gemm/") and "model_ffma_thread" in e and e.get("aggregate_name") == "median":
+            model[name] = {"model_ffma_warp": e["model_ffma_thread"] / 32, "model_sts_inst": e["model_sts_wavefronts"],
+                           "model_st_requests": 0, "model_blocks": 1024, "model_threads_per_block": 256}
+    (path.parent / "model.json").write_text(json.dumps(model))
+    return path
+
+
+def test_a_run_with_the_issue_family_is_predicted(make_json, tmp_path):
+    """Every unit cost read from its benchmark by name: the rates put in come back, the mixes give the phi they
+    were made with, and every modelled GEMM benchmark gets a positive prediction and a binding resource."""
+    from gpubench.suite_json import load
+    path = with_issue_family(make_json())
+    s = load(path)
+    u, missing = predict.unit_costs(s)
+    assert not missing
+    assert set(u["ffma_s"]) == {4, 8, 16, 32} and u["ffma_s"][8] == pytest.approx(1 / (4 * 132 * 1.98e9))
+    assert u["wavefront_s"] == pytest.approx(1 / (132 * 1.98e9))
+    key = (64, 3, 16, 8)
+    assert predict.overlap(u["mix"][key]["trip_s"], 67 * u["ffma_s"][8], 12 * u["wavefront_s"]) == pytest.approx(0.5)
+    assert u["mix_sync"][key]["barriers_per_trip"] == 0.25
+    out = tmp_path / "p.json"
+    assert predict.main([str(path.parent), "-o", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert rows and all(r["predicted_s"] > 0 and r["binding"] for r in rows.values())
+    assert {r["binding"] for r in rows.values()} <= {"issue", "shared memory", "L1 (requests, lines)", "L2", "HBM"}
