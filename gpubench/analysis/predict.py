@@ -19,7 +19,8 @@ kernels it predicts (docs/families/issue.md, "The time model").
   tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
 
 usage: python3 -m gpubench predict RUN_DIR [-o FILE] [--force]   (writes RUN_DIR/predictions.json:
-       {"<gemm benchmark>": {"measured_s", "predicted_s", "binding", "parts"}}; predicted_s and binding are
+       {"<gemm benchmark>": {"measured_s", "predicted_s", "binding", "parts"}}, parts: seconds per term, phi and
+       the tail factor; predicted_s and binding are
        null, and the missing unit costs are named on stderr, when the run lacks what a prediction needs)
 Exit status: 0, or 2 for a folder without a usable benchmarks.json.
 """
@@ -105,7 +106,8 @@ def mix_for(mixes, ratio, warps):
 
 
 def predict(rec, u, sm_count):
-    """(seconds, binding, parts) of one GEMM record with its model counts; parts: seconds per term."""
+    """(seconds, binding, parts) of one GEMM record with its model counts; parts: seconds per term (issue, shared
+    memory, L1, barriers, L2, HBM), and the mix's phi and the tail factor."""
     c = rec.get
     warps_per_sm = c("model_blocks_per_sm") * c("model_threads_per_block") / 32
     w = nearest_warps(u["ffma_s"], warps_per_sm)
