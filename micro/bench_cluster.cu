@@ -216,9 +216,10 @@ void plan_tma(Planner& p) {
 void plan(Planner& p) {
   plan_dsm(p);
   plan_barrier(p);
-  plan_tma(p);
 }
 
 }  // namespace
 
 MH_FAMILY("dsm", plan);
+// TMA multicast is a path of the async family (async/tma/...): planned under that family's name.
+MH_FAMILY("async", plan_tma);

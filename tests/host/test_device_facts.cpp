@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm/tc_gemm.cuh"
 #include "harness/device_facts.hpp"
 #include "harness/registry.cuh"
 
@@ -476,6 +477,9 @@ TEST(CompiledResidency, SetsTheGridsAndTheModel) {
     int checked = 0;
     for (const auto& [name, l] : p.added) {
       const bool gemm_ours = family == "gemm" && l.threads > 0;
+      // The BF16 tensor-core ladder has no counting model yet (gemm/tc_gemm.cu's table): no predictions.
+      const bool tensor_core = std::any_of(mh::gemm::tc_kernels().begin(), mh::gemm::tc_kernels().end(),
+                                           [&](const auto& k) { return name.rfind("gemm/" + std::string(k.name) + "/", 0) == 0; });
       const bool banks = name.find("throughput/") != std::string::npos;
       if (gemm_ours || banks || name == "ceiling/fma") {
         EXPECT_EQ(l.blocks_per_sm, 1) << name;
@@ -483,7 +487,7 @@ TEST(CompiledResidency, SetsTheGridsAndTheModel) {
         ++checked;
       }
       if (banks || name == "ceiling/fma") EXPECT_EQ(l.blocks, h200.sm_count) << name;  // one block on every SM
-      if (gemm_ours) EXPECT_EQ(p.predictions().at(name).at("model_blocks_per_sm"), 1) << name;
+      if (gemm_ours && !tensor_core) EXPECT_EQ(p.predictions().at(name).at("model_blocks_per_sm"), 1) << name;
       // Coalescing, l1 and l2: one resident block of 256 threads per SM at most (the answer), not the facts' eight.
       if (family == "coalescing" && name.find("/hbm/") == std::string::npos) EXPECT_LE(l.blocks, h200.sm_count) << name;
     }
