@@ -10,6 +10,7 @@
 #include "gemm/12_wgmma_tma.cuh"
 #include "gemm/9_wmma.cuh"
 #include "gemm/tc_cublas.cuh"
+#include "gemm/tc_names.hpp"
 #include "harness/arch.hpp"
 #include "harness/device_info.cuh"
 
@@ -61,6 +62,12 @@ const TcKernel& find_tc_kernel(const std::string& name) {
   for (const TcKernel& k : tc_kernels())
     if (name == k.name) return k;
   throw std::invalid_argument("no tensor-core GEMM kernel named '" + name + "'");
+}
+
+std::vector<std::string> tc_kernel_names() {
+  std::vector<std::string> names;
+  for (const TcKernel& k : tc_kernels()) names.emplace_back(k.name);
+  return names;
 }
 
 std::string tc_unsupported(const TcKernel& k, int arch, int K) {
