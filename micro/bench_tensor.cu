@@ -251,7 +251,8 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
   }
 }
 
-void plan(Planner& pl) {
+// ldmatrix: named smem_banks/ldmatrix/... (issue 29), so planned under that family's name.
+void plan_ldmatrix(Planner& pl) {
   for (model::LdLayout layout : {model::LdLayout::padded, model::LdLayout::swizzled, model::LdLayout::conflicted})
     for (int x : {1, 2, 4})
       for (bool trans : {false, true}) {
@@ -261,6 +262,9 @@ void plan(Planner& pl) {
         p.trans = trans;
         add_ldmatrix(pl, p);
       }
+}
+
+void plan(Planner& pl) {
   for (Dtype t : kDtypes) add_mma(pl, t);
   for (Dtype t : {Dtype::bf16, Dtype::fp8_e4m3})
     for (bool rs : {false, true})
@@ -271,3 +275,4 @@ void plan(Planner& pl) {
 }  // namespace
 
 MH_FAMILY("tensor", plan);
+MH_FAMILY("smem_banks", plan_ldmatrix);

@@ -91,9 +91,10 @@ TEST_P(DeviceFacts, PlansEveryFamily) {
   ASSERT_NO_THROW(f = mh::load_device_facts(GetParam()));
   // Family by family, so that each name is checked against the family that planned it ...
   CheckingPlanner each(f);
+  // A family may have several plans (files): gemm's FP32 and BF16 ladders, async's copies and TMA multicast.
   std::set<std::string> family_names;
   for (const mh::Family& fam : mh::families()) {
-    EXPECT_TRUE(family_names.insert(fam.name).second) << "two families named " << fam.name;
+    family_names.insert(fam.name);
     each.family = fam.name;
     fam.plan(each);
     EXPECT_GE(each.added[fam.name], 1) << "family " << fam.name << " plans nothing to run on " << f.gpu_name << " ("
