@@ -147,6 +147,14 @@ bool kernels_from_ptx() {
   return code_from_ptx(a.binaryVersion, a.ptxVersion, f.cc_major, f.cc_minor);
 }
 
+std::string compiled_out_reason(const void* kernel, int min_arch, const std::string& what) {
+  cudaFuncAttributes a{};
+  CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  if (a.ptxVersion * 10 >= min_arch) return "";
+  return what + " needs code for sm_" + std::to_string(min_arch / 10) + " or later; this build runs sm_" +
+         std::to_string(a.ptxVersion) + " code here (CMAKE_CUDA_ARCHITECTURES lacks this GPU's architecture)";
+}
+
 double observed_sm_clock_mhz(double spin_ms, double warmup_ms) {
   const int sms = current_device_facts().sm_count;
   DeviceBuffer<ClockSpan> spans(sms);

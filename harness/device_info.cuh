@@ -30,6 +30,11 @@ Residency compiled_residency(const void* kernel, int threads, size_t dyn_smem);
 // from an older architecture's PTX, or another architecture's machine code): gpubench's context key
 // code_from_ptx.
 bool kernels_from_ptx();
+// Empty when `kernel`'s loaded code was compiled for an architecture of at least `min_arch` (as __CUDA_ARCH__
+// writes it: 800 for cp.async/mma.sync, 900 for clusters and TMA), else the reason to skip, naming `what`. A
+// build whose list lacks this GPU runs JIT-compiled PTX of an older architecture, where such code is
+// compiled out (its guards: #if __CUDA_ARCH__ >= ...): a launch would compute nothing or trap.
+std::string compiled_out_reason(const void* kernel, int min_arch, const std::string& what);
 
 // Device-side: cycles and nanoseconds a block spent between two marks (thread 0 records).
 struct ClockSpan {
