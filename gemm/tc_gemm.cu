@@ -8,6 +8,7 @@
 #include "gemm/11_cp_async.cuh"
 #include "gemm/11a_cp_async_1stage.cuh"
 #include "gemm/12_wgmma_tma.cuh"
+#include "gemm/13_wgmma_ws.cuh"
 #include "gemm/9_wmma.cuh"
 #include "gemm/tc_cublas.cuh"
 #include "gemm/tc_names.hpp"
@@ -54,6 +55,14 @@ const std::vector<TcKernel>& tc_kernels() {
       {"wgmma_tma", [](const TcGemm& g, cublasHandle_t) { launch_wgmma_tma(g); }, 900, kWgmmaThreads, BM, BN,
        kWgmmaDynSmemBytes + kWgmmaStaticSmemBytes, kWgmmaDynSmemBytes, wgmma_tma_kernel_ptr(),
        "BM=128 BN=128 BK=64 warpgroups=2 wgmma=m64n128k16 stages=3 tma_swizzle=128B", kWgmmaMinBlocks, prepare_wgmma_tma},
+      {"wgmma_ws", [](const TcGemm& g, cublasHandle_t) { launch_wgmma_ws(g); }, 900, kWsThreads, kWsBM, kWsBN,
+       kWsDynSmemBytes + kWsStaticSmemBytes, kWsDynSmemBytes, wgmma_ws_kernel_ptr(),
+       "BM=128 BN=256 BK=64 warpgroups=1+2 wgmma=m64n256k16 stages=4 tma_swizzle=128B", kWsMinBlocks, prepare_wgmma_ws},
+      // Persistent: the plan's grid (one block per tile) is what it computes; it launches min(tiles, SMs x resident).
+      {"wgmma_persistent", [](const TcGemm& g, cublasHandle_t) { launch_wgmma_persistent(g); }, 900, kWsThreads, kWsBM,
+       kWsBN, kWsDynSmemBytes + kWsStaticSmemBytes, kWsDynSmemBytes, wgmma_persistent_kernel_ptr(),
+       "BM=128 BN=256 BK=64 warpgroups=1+2 wgmma=m64n256k16 stages=4 tma_swizzle=128B persistent group_m=16",
+       kWsMinBlocks, prepare_wgmma_persistent},
   };
   return table;
 }

@@ -1,0 +1,33 @@
+// Kernels 13 and 14's host interface (gemm/13_wgmma_ws_sm90a.cu, gemm/14_wgmma_persistent_sm90a.cu, compiled
+// for sm_90a alone): their shared block tile and pipeline geometry, and what the table (gemm/tc_gemm.cu) calls.
+#pragma once
+#include <cstddef>
+
+#include "gemm/tc_gemm.cuh"
+
+namespace mh::gemm::tc {
+
+// Block tile 128 x 256 of C, K in steps of 64: two consumer warpgroups, each 64 rows x 256 columns.
+constexpr int kWsBM = 128, kWsBN = 256, kWsBK = 64;
+constexpr int kWsStages = 4;      // ring of shared buffers, each a 128 x 64 A tile and a 256 x 64 B tile
+constexpr int kWsThreads = 384;   // warpgroup 0: the producer (one thread issues TMA); 1 and 2: consumers
+constexpr int kWsMinBlocks = 1;   // one block per SM: 168 registers a thread at launch, moved by setmaxnreg
+constexpr size_t kWsATileBytes = size_t(kWsBM) * kWsBK * 2;  // 16 KiB
+constexpr size_t kWsBTileBytes = size_t(kWsBN) * kWsBK * 2;  // 32 KiB
+constexpr size_t kWsStageBytes = kWsATileBytes + kWsBTileBytes;
+// The ring's base is rounded up to 1024 bytes (the 128-byte swizzle's period of 8 rows), hence 1 KiB of
+// slack; the full and empty mbarriers (8 bytes each per stage) are static.
+constexpr size_t kWsDynSmemBytes = size_t(kWsStages) * kWsStageBytes + 1024;
+constexpr size_t kWsStaticSmemBytes = 2 * size_t(kWsStages) * 8;
+
+void prepare_wgmma_ws();  // opts the kernel into kWsDynSmemBytes
+void launch_wgmma_ws(const TcGemm& g);
+const void* wgmma_ws_kernel_ptr();
+
+// Kernel 14: output tiles in groups of this many tile rows (M), column by column inside a group.
+constexpr int kPersistentGroupM = 16;
+void prepare_wgmma_persistent();
+void launch_wgmma_persistent(const TcGemm& g);  // grid: SMs x resident blocks (occupancy API), at most the tiles
+const void* wgmma_persistent_kernel_ptr();
+
+}  // namespace mh::gemm::tc

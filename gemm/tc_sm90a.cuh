@@ -1,0 +1,175 @@
+// Hopper pieces of the warp-specialized steps of the BF16 ladder (kernels 13, 14; included by *_sm90a.cu files
+// only): mbarriers with bounded waits, TMA tile loads, wgmma shared-memory descriptors, wgmma m64n256k16, the
+// accumulator store, and the host's tensor maps. Kernel 12 (gemm/12_wgmma_tma_sm90a.cu) keeps its own copies
+// of the same rules (it predates this header).
+#pragma once
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gemm/tc_gemm.cuh"
+#include "gemm/tc_tile.cuh"  // smem_addr, store_pair
+#include "harness/cuda_check.cuh"
+#include "harness/device_info.cuh"
+
+namespace mh::gemm::tc::sm90 {
+
+constexpr int kAcc256 = 128;  // FP32 accumulators per thread of an m64n256 wgmma (64 x 256 / 128 threads)
+// A bounded wait gives up this long after the block started: a broken pipeline fails the verification (C
+// wrong or NaN) within about a second per wave instead of hanging the run. A correct block needs < 10 ms.
+constexpr long long kWaitBudgetNs = 1000000000ll;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of a K-major tile written by
+// TMA's 128-byte swizzle, rows of 128 bytes: start address >> 4 (bits 0-13); leading byte offset (16-29)
+// unused by a K-major swizzled operand whose K extent (16 elements = 32 bytes) lies inside one swizzle row,
+// 1 by convention; stride byte offset >> 4 (32-45) = 1024 bytes from one 8-row core-matrix group to the
+// next; base offset (49-51) 0 because every tile starts on a 1024-byte boundary; swizzle mode (62-63) 1 = 128 B.
+// The k16 steps inside a 64-wide tile advance the start address by 32 bytes: the hardware applies the XOR
+// to the computed address, as TMA did when writing.
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | uint64_t(1) << 16 | uint64_t(1024 >> 4) << 32 | uint64_t(1) << 62;
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+// The producer's arrival on a full barrier, announcing the bytes its TMA loads will deliver.
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// A consumer's arrival on an empty barrier (release semantics: its reads of the stage happen before).
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Waits for the phase of parity `parity` of the barrier to complete, or until %globaltimer passes deadline.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity, long long deadline) {
+  while (!mbar_try_wait(bar, parity))
+    if (global_ns() > deadline) return;
+}
+
+// Box (k0, row0) of the tensor map into shared memory at dst, completing its bytes on mbarrier bar.
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k0, int row0, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(k0), "r"(row0), "r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// d (+)= A (64 x 16, descriptor a) * B (16 x 256, descriptor b, K-major); accumulate = 0 ignores d's old value.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[kAcc256], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+      : "memory");
+}
+
+// The accumulators as the asynchronous wgmma left them: the compiler must not read them before the wait.
+__device__ __forceinline__ void fence_acc(float (&d)[kAcc256]) {
+#pragma unroll
+  for (int i = 0; i < kAcc256; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The warpgroup's 64 x 256 of C (first element row0, col0) from the wgmma D fragment, guarded: warp w of the
+// warpgroup, lane l: d[4j + e] is row 16 w + l / 4 + 8 (e / 2), column 8 j + 2 (l % 4) + e % 2 (PTX ISA,
+// wgmma D fragments: per 8 columns, mma.sync's m16n8 C fragment). A quad writes 32 contiguous bytes.
+__device__ __forceinline__ void store_acc256(const TcGemm& g, const float (&d)[kAcc256], int row0, int col0) {
+  const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int j = 0; j < kAcc256 / 4; ++j)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+      store_pair(g, row0 + 16 * w + lane / 4 + 8 * half, col0 + 8 * j + 2 * (lane % 4), d[4 * j + 2 * half],
+                 d[4 * j + 2 * half + 1]);
+}
+
+// Registers move from the producer warpgroup to the consumers (PTX setmaxnreg; every warp of the warpgroup
+// executes it; needs __launch_bounds__ with a minimum of blocks so the launch's count is known).
+template <int kRegs>
+__device__ __forceinline__ void regs_dealloc() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void regs_alloc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw CudaError("cuTensorMapEncodeTiled: not found in the driver (needs a CUDA 12.0+ driver)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A K-major BF16 matrix of `rows` rows of K as boxes of box_rows rows x 64 (128 bytes), 128-byte swizzle,
+// zeros outside the matrix (M, N edges and the K tail need no code in the kernels).
+inline CUtensorMap tile_map(const bf16* X, int rows, int K, int box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+  const cuuint64_t pitch[1] = {cuuint64_t(K) * sizeof(bf16)};
+  const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X), dims, pitch, box, step,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw CudaError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for " + std::to_string(rows) +
+                    " rows of K = " + std::to_string(K) + ", boxes of " + std::to_string(box_rows) + " rows");
+  return map;
+}
+
+}  // namespace mh::gemm::tc::sm90
