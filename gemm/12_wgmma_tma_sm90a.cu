@@ -10,8 +10,9 @@
 // descriptors' start address advances 32 bytes within the swizzled rows) and wait for them, a barrier marks
 // the stage free, and thread 0 refills it with tile t + 3. Not yet warp-specialized (issue 30's next step).
 // TMA zero-fills outside the matrix (M, N edges, the K tail); stores are guarded: any M, N; K % 8 == 0
-// (TMA's 16-byte row pitch). An mbarrier wait gives up after 2 s (a broken pipeline must not hang a run):
-// the result is then wrong and the verification says so.
+// (TMA's 16-byte row pitch). An mbarrier wait gives up once 1 s has passed since the block started (a broken
+// pipeline must not hang a run: the result is then wrong and the verification says so; a budget per wait
+// instead would add up to 2 s x 64 k-tiles x 4 waves at 4096^3).
 // The tensor maps come from the driver's cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion
 // (gpubench does not link libcuda).
 #include <cuda.h>
@@ -64,11 +65,10 @@ __device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
   return done != 0;
 }
 
-// Waits for the phase of parity `parity` to complete, for at most 2 s of %globaltimer.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  const long long start = global_ns();
+// Waits for the phase of parity `parity` to complete, or until %globaltimer passes deadline.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity, long long deadline) {
   while (!mbar_try_wait(bar, parity))
-    if (global_ns() - start > 2000000000ll) return;
+    if (global_ns() > deadline) return;
 }
 
 // One 128 x 64 tile (box) at (k0, row0) of the map into shared memory at dst, completing on mbarrier bar.
@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // the inits visible to TMA
   }
   __syncthreads();
+  const long long deadline = global_ns() + 1000000000ll;  // 1 s for the block; a correct one needs < 10 ms
   if (threadIdx.x == 0)
     for (int t = 0; t < kWgmmaStages && t < tiles; ++t) load(t);
   float d[kAccRegs];
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
   for (int i = 0; i < kAccRegs; ++i) d[i] = 0.f;
   for (int t = 0; t < tiles; ++t) {
     const int s = t % kWgmmaStages;
-    mbar_wait(smem_addr(&full[s]), (t / kWgmmaStages) % 2);  // the stage's (t / stages)-th fill has landed
+    mbar_wait(smem_addr(&full[s]), (t / kWgmmaStages) % 2, deadline);  // the stage's (t / stages)-th fill has landed
     __syncwarp();  // the warp converged again after its polling loop: the wgmma instructions are .sync.aligned
     const uint32_t a = stage_a(s) + wg * 64 * 128, b = stage_a(s) + kTileBytesTma;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
