@@ -27,7 +27,8 @@ std::string shape_name(const Shape& s) { return std::to_string(s.M) + "x" + std:
 class TcGemmVsFp64 : public ::testing::TestWithParam<Shape> {};
 
 // Every kernel this GPU runs, on a NaN-poisoned C; a kernel that cannot run the shape (architecture, K % 8)
-// must say why, and only the K % 8 rule may turn away a kernel on a GPU of its architecture (wgmma_tma: 9.0).
+// must say why, and only the K % 8 rule may turn away a kernel on a GPU of its architecture (wgmma_tma,
+// wgmma_ws, wgmma_persistent: 9.0). The kernels come from the table: a new row is tested without an edit here.
 TEST_P(TcGemmVsFp64, EveryKernelWithinTolerance) {
   REQUIRE_GPU();
   const Shape s = GetParam();
@@ -58,6 +59,29 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TcGemmVsFp64,
                          ::testing::Values(Shape{128, 128, 64}, Shape{133, 77, 72}, Shape{200, 264, 1000},
                                            Shape{1, 1, 8}, Shape{65, 33, 20}),
                          [](const auto& info) { return shape_name(info.param); });
+
+// More output tiles than a persistent grid has blocks: at 2200 x 2100 (18 x 9 tiles of 128 x 256, the last row
+// and column partial; 162 tiles over 132 SMs, so blocks of kernel 14 take two tiles, and the grouped walk has a
+// full group of 16 tile rows and a partial one of 2) with K = 200 (4 k-tiles, the last 8 deep: a block of two
+// tiles wraps the 4-stage ring twice, its phases carried from one tile to the next). Against the device
+// (DGEMM) reference, which DeviceReferenceMatchesTheHostReference holds to the CPU's.
+TEST(TcGemm, EveryKernelOnManyTilesPerBlock) {
+  REQUIRE_GPU();
+  const int arch = current_device_facts().arch();
+  if (arch < 800) GTEST_SKIP() << "BF16 tensor cores need compute capability 8.0";
+  TcProblem p(2200, 2100, 200);
+  CublasHandle pedantic, blas(kTcCublasMath);
+  const Reference<double> ref = tc_device_reference(p, pedantic);
+  int ran = 0;
+  for (const TcKernel& k : tc_kernels()) {
+    if (!tc_unsupported(k, arch, p.K).empty()) continue;
+    k.launch(p.prepare(), blas);
+    const Check c = check(p.C.data(), ref);
+    EXPECT_TRUE(c.pass()) << k.name << " 2200x2100x200: " << c.describe();
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
 
 // The kernels refuse K % 8 != 0 at launch too (a 16-byte load would straddle rows), not just in the plan.
 TEST(TcGemm, KernelsRefuseKNotAMultipleOf8) {
