@@ -1,5 +1,6 @@
-// Kernels 13 and 14's host interface (gemm/13_wgmma_ws_sm90a.cu, gemm/14_wgmma_persistent_sm90a.cu, compiled
-// for sm_90a alone): their shared block tile and pipeline geometry, and what the table (gemm/tc_gemm.cu) calls.
+// Kernels 13-15's host interface (gemm/13_wgmma_ws_sm90a.cu, gemm/14_wgmma_persistent_sm90a.cu,
+// gemm/15_wgmma_multicast_sm90a.cu, compiled for sm_90a alone): their block tile and pipeline geometry, and
+// what the table (gemm/tc_gemm.cu) calls.
 #pragma once
 #include <cstddef>
 
@@ -29,5 +30,11 @@ constexpr int kPersistentGroupM = 16;
 void prepare_wgmma_persistent();
 void launch_wgmma_persistent(const TcGemm& g);  // grid: SMs x resident blocks (occupancy API), at most the tiles
 const void* wgmma_persistent_kernel_ptr();
+
+// Kernel 15: kernel 14 in clusters of 2 blocks (vertically adjacent tiles), B multicast by halves.
+constexpr int kMulticastCluster = 2;
+void prepare_wgmma_multicast();
+void launch_wgmma_multicast(const TcGemm& g);  // grid: 2 x min(tile pairs, active clusters (occupancy API))
+const void* wgmma_multicast_kernel_ptr();
 
 }  // namespace mh::gemm::tc

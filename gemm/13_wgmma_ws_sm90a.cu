@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kWsThreads, kWsMinBlocks)
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full[kWsStages], empty[kWsStages];
   // One output tile per block: blockIdx.x its row of tiles (M), blockIdx.y its column (N).
-  ws::run_ws_block(g, &map_a, &map_b, smem_raw, full, empty, [](int i, int& tm, int& tn) {
+  ws::run_ws_block<1>(g, &map_a, &map_b, smem_raw, full, empty, [](int i, int& tm, int& tn) {
     tm = blockIdx.x;
     tn = blockIdx.y;
     return i == 0;

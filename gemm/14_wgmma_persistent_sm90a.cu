@@ -11,9 +11,9 @@
 // (~1.5 us) and epilogue (~4 us of 128 KiB stores per SM at ~4 TB/s over 132 SMs) are ~10 % of a block, half of
 // which (the producer's share) now overlaps. Expected ~5-8 % over kernel 13: ~700-760 TFLOP/s at 4096^3, still
 // bound by L2 -> SM bytes (85.3 FLOP/byte) and the consumers' own epilogue; more at 8192^3, where the grouped
-// order keeps the operands in L2. Wave quantization stays (3.9 waves: the last is 0.9 full). Not done: clusters
-// of 2 with TMA multicast of the shared operand (halves its L2 -> SM bytes), and overlapping the consumers'
-// epilogue with the next tile's wgmma (two accumulator sets do not fit 232 registers at n256).
+// order keeps the operands in L2. Wave quantization stays (3.9 waves: the last is 0.9 full). Next: clusters of
+// 2 with TMA multicast of the shared B tile (kernel 15). Not done: overlapping the consumers' epilogue with the
+// next tile's wgmma (two accumulator sets do not fit 232 registers at n256: ping-pong consumers would).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -23,27 +23,16 @@
 namespace mh::gemm::tc {
 namespace {
 
-// The i-th tile of the grouped walk over a tiles_m x tiles_n grid of output tiles: groups of kPersistentGroupM
-// tile rows (the last group may be narrower), column-major inside a group. A bijection of [0, tiles_m tiles_n).
-__device__ __forceinline__ void grouped_tile(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
-  const int group = t / (kPersistentGroupM * tiles_n);
-  const int first_m = group * kPersistentGroupM;
-  const int rows = min(kPersistentGroupM, tiles_m - first_m);
-  const int in_group = t - group * kPersistentGroupM * tiles_n;
-  tm = first_m + in_group % rows;
-  tn = in_group / rows;
-}
-
 __global__ void __launch_bounds__(kWsThreads, kWsMinBlocks)
     wgmma_persistent_kernel(TcGemm g, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full[kWsStages], empty[kWsStages];
   const int tiles_m = (g.M + kWsBM - 1) / kWsBM, tiles_n = (g.N + kWsBN - 1) / kWsBN;
-  ws::run_ws_block(g, &map_a, &map_b, smem_raw, full, empty, [=](int i, int& tm, int& tn) {
+  ws::run_ws_block<1>(g, &map_a, &map_b, smem_raw, full, empty, [=](int i, int& tm, int& tn) {
     const long long t = blockIdx.x + static_cast<long long>(i) * gridDim.x;
     if (t >= static_cast<long long>(tiles_m) * tiles_n) return false;
-    grouped_tile(static_cast<int>(t), tiles_m, tiles_n, tm, tn);
+    ws::grouped_tile(static_cast<int>(t), tiles_m, tiles_n, kPersistentGroupM, tm, tn);
     return true;
   });
 #endif

@@ -63,6 +63,11 @@ const std::vector<TcKernel>& tc_kernels() {
        kWsBN, kWsDynSmemBytes + kWsStaticSmemBytes, kWsDynSmemBytes, wgmma_persistent_kernel_ptr(),
        "BM=128 BN=256 BK=64 warpgroups=1+2 wgmma=m64n256k16 stages=4 tma_swizzle=128B persistent group_m=16",
        kWsMinBlocks, prepare_wgmma_persistent},
+      {"wgmma_multicast", [](const TcGemm& g, cublasHandle_t) { launch_wgmma_multicast(g); }, 900, kWsThreads, kWsBM,
+       kWsBN, kWsDynSmemBytes + kWsStaticSmemBytes, kWsDynSmemBytes, wgmma_multicast_kernel_ptr(),
+       "BM=128 BN=256 BK=64 warpgroups=1+2 wgmma=m64n256k16 stages=4 tma_swizzle=128B persistent group_m=16 "
+       "cluster=2 multicast=B",
+       kWsMinBlocks, prepare_wgmma_multicast},
   };
   return table;
 }

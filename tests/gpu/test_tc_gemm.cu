@@ -63,7 +63,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TcGemmVsFp64,
 // More output tiles than a persistent grid has blocks: at 2200 x 2100 (18 x 9 tiles of 128 x 256, the last row
 // and column partial; 162 tiles over 132 SMs, so blocks of kernel 14 take two tiles, and the grouped walk has a
 // full group of 16 tile rows and a partial one of 2) with K = 200 (4 k-tiles, the last 8 deep: a block of two
-// tiles wraps the 4-stage ring twice, its phases carried from one tile to the next). Against the device
+// tiles wraps the 4-stage ring twice, its phases carried from one tile to the next). Kernel 15: 81 pairs of
+// tiles over ~66 clusters of 2, groups of 8 pairs and a partial one of 1. Against the device
 // (DGEMM) reference, which DeviceReferenceMatchesTheHostReference holds to the CPU's.
 TEST(TcGemm, EveryKernelOnManyTilesPerBlock) {
   REQUIRE_GPU();
