@@ -107,7 +107,7 @@ __device__ __forceinline__ void consume_tile(const Ring& r, float (&d)[kAcc256],
     mbar_wait(r.full_bar(s), (it / kWsStages) % 2, deadline);
     __syncwarp();  // converged again after the polling loop: the wgmma instructions are .sync.aligned
     const uint32_t a = r.a(s) + half * 64 * 128, b = r.b(s);
-    wgmma_fence();  // orders the registers' earlier accesses (zeroing, the last tile's stores) before wgmma
+    wgmma_fence();  // orders the registers' earlier accesses (the last tile's stores) before the wgmma
 #pragma unroll
     for (int ks = 0; ks < kWsBK / 16; ++ks)
       wgmma_m64n256k16(d, smem_desc(a + 32 * ks), smem_desc(b + 32 * ks), kt > 0 || ks > 0);
