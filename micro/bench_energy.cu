@@ -124,8 +124,10 @@ void set_counters(benchmark::State& st, const Totals& t, Unit unit, const Setup&
   st.SetLabel(std::string("energy_source:") + energy::source_name(s.idle.source));
 }
 
-// One window per Google Benchmark batch: its launches are the batch's iterations, its GPU time their
-// manual time. Then verify(all launches run) says "" or what is wrong.
+// One window per repetition, reported as exactly the iterations Google Benchmark asked for, each the
+// window's GPU time per launch (a repetition's iteration count must not depend on how many launches a
+// window held: Google Benchmark aborts when repetitions differ). Then verify(all launches run) says "" or
+// what is wrong.
 void measure(benchmark::State& st, const energy::Loop& loop, Unit unit, bool crosscheck,
              const std::function<std::string(long long)>& verify) {
   if (profiling()) return skip_benchmark(st, "energy is not measured under MH_PROFILE (a profiler serializes and replays kernels)");
@@ -134,7 +136,6 @@ void measure(benchmark::State& st, const energy::Loop& loop, Unit unit, bool cro
   const energy::Plan plan = window_plan(s, crosscheck);
   const double settled_ms = nvml::settle_device(s.dev, settle_max_ms());
   Totals t;
-  long long done = 0;
   auto take = [&] {
     for (int k = 0; k < kMaxWindows; ++k) {
       energy::Window w = energy::run_window(loop, s.dev, plan);
@@ -144,13 +145,11 @@ void measure(benchmark::State& st, const energy::Loop& loop, Unit unit, bool cro
     throw std::runtime_error("the GPU ran out of queued launches during " + std::to_string(kMaxWindows) +
                              " energy windows in a row: the host's NVML polling fell behind");
   };
-  energy::Window w = take();
-  while (st.KeepRunningBatch(std::max<long long>(1, w.launches))) {
-    st.SetIterationTime(w.gpu_seconds);
-    t.add(w, loop.units_per_launch);
-    done += w.launches;
-    if (done < static_cast<long long>(st.max_iterations)) w = take();
-  }
+  const energy::Window w = take();
+  t.add(w, loop.units_per_launch);
+  const double seconds_per_launch = w.gpu_seconds / static_cast<double>(std::max<long long>(1, w.launches));
+  const auto n = static_cast<benchmark::IterationCount>(st.max_iterations);
+  while (st.KeepRunningBatch(n)) st.SetIterationTime(seconds_per_launch * static_cast<double>(n));
   const std::string bad = verify(t.all_launches);
   if (!bad.empty()) {
     st.SkipWithError(bad.c_str());
