@@ -8,7 +8,11 @@
 namespace mh::ceilings {
 namespace {
 
-__host__ __device__ inline float chain_seed(uint32_t thread, int j) { return 1.0f + 1e-3f * static_cast<float>((thread + j) % 97); }
+// A chain's start, 1 + k/1024 with k < 97: exact in float however it is computed (nvcc contracts a * b + c
+// into one FMA on the device, the host rounds the product first; a step of 1e-3 would differ by one rounding).
+__host__ __device__ inline float chain_seed(uint32_t thread, int j) {
+  return 1.0f + static_cast<float>((thread + j) % 97) * 0x1p-10f;
+}
 
 __global__ void __launch_bounds__(kMaxThreads, MH_MIN_BLOCKS(kMaxThreads)) fma_kernel(float* out, int iters, float a, float b) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;

@@ -9,8 +9,10 @@
 namespace mh::issue {
 namespace {
 
-__host__ __device__ inline float smem_value(int i) { return 0.5f + 1e-3f * static_cast<float>(i % 61); }
-__host__ __device__ inline float seed(uint32_t thread, int j) { return 1.0f + 1e-3f * static_cast<float>((thread + j) % 97); }
+// Steps of 1/1024 keep these exact in float however they are computed: nvcc contracts a * b + c into one
+// FMA on the device while the host rounds the product first, so a step of 1e-3 would differ by one rounding.
+__host__ __device__ inline float smem_value(int i) { return 0.5f + static_cast<float>(i % 61) * 0x1p-10f; }
+__host__ __device__ inline float seed(uint32_t thread, int j) { return 1.0f + static_cast<float>((thread + j) % 97) * 0x1p-10f; }
 
 // Floats per thread a trip loads (at least one register: the multiplier of shapes without loads).
 constexpr int frag_floats(int lds, int width) { return lds > 0 ? lds * width / 4 : 1; }
