@@ -26,6 +26,10 @@ std::string describe_shape(const Shape& s) {
 }
 
 void run(benchmark::State& st, const TcKernel* kernel, Shape s) {
+  if (const std::string why = tc_compiled_out(*kernel); !why.empty()) {
+    skip_benchmark(st, why);
+    return;
+  }
   if (!fits_device_memory(st, tc_device_bytes(s.m, s.n, s.k))) return;
   CublasHandle pedantic, blas(kTcCublasMath);
   TcProblem p(s.m, s.n, s.k);

@@ -97,6 +97,15 @@ std::string tc_unsupported(const TcKernel& k, int arch, int K) {
   return "";
 }
 
+std::string tc_compiled_out(const TcKernel& k) {
+  if (k.kernel == nullptr) return "";  // cuBLAS
+  // K = 8 passes the K rule: only the architecture's reasons. Asking the runtime about sm_90a code on another
+  // GPU would fail (no image for it), so those reasons come first.
+  const std::string why = tc_unsupported(k, current_device_facts().arch(), 8);
+  if (!why.empty()) return why;
+  return compiled_out_reason(k.kernel, k.min_arch, std::string("gemm/") + k.name);
+}
+
 KernelLaunch tc_kernel_launch(const TcKernel& k) { return {k.kernel, k.threads, k.dyn_smem, k.tiles}; }
 
 Residency tc_compiled_residency(const TcKernel& k) {

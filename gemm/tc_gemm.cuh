@@ -51,6 +51,11 @@ const TcKernel& find_tc_kernel(const std::string& name);
 // else why not, in one line. Every kernel of ours reads A and B in 16-byte pieces (vector loads, cp.async,
 // TMA), so it needs rows of a multiple of 16 bytes: K % 8 == 0. sm_90a code runs on compute capability 9.0 alone.
 std::string tc_unsupported(const TcKernel& k, int arch, int K);
+// Empty when `k` runs here as built: cuBLAS always; a kernel of ours when its loaded code is for k.min_arch or
+// later (a build whose architecture list lacks this GPU's runs older PTX, with the tensor-core code compiled
+// out: the kernel would write nothing). Else the reason, tc_unsupported's first when this GPU's architecture
+// cannot run k at all. Tests and benchmarks ask it before launching k.
+std::string tc_compiled_out(const TcKernel& k);
 // The compiled kernel's launch (threads, dynamic shared memory, label) for add_launch_counters.
 KernelLaunch tc_kernel_launch(const TcKernel& k);
 // Registers and resident blocks of a kernel of ours, read off the compiled kernel (after k.prepare).

@@ -32,6 +32,14 @@ void rate_counters(benchmark::State& st, const char* what, double per_launch, do
   st.counters["sm_clock_mhz"] = value(mhz);
 }
 
+// False (and the benchmark skipped with `why`) when this build compiled the kernel's instruction out for this
+// GPU (compiled_out in micro/tensor.cuh): the plan cannot know, only the loaded kernel can say.
+bool compiled_in(benchmark::State& st, const std::string& why) {
+  if (why.empty()) return true;
+  skip_benchmark(st, why);
+  return false;
+}
+
 bool same_residency(benchmark::State& st, const Residency& got, int planned_per_sm) {
   if (got.blocks_per_sm == planned_per_sm) return true;
   skip_benchmark(st, "occupancy API: " + std::to_string(got.blocks_per_sm) + " blocks per SM, the plan has " +
@@ -41,6 +49,7 @@ bool same_residency(benchmark::State& st, const Residency& got, int planned_per_
 
 // ---- ldmatrix ---------------------------------------------------------------------------------------------
 void ldmatrix(benchmark::State& st, LdPlan p, int planned_per_sm) {
+  if (!compiled_in(st, compiled_out(p))) return;
   if (!same_residency(st, ldmatrix_residency(p), planned_per_sm)) return;
   DeviceBuffer<uint32_t> sums(static_cast<size_t>(p.blocks) * kLdThreads);
   DeviceBuffer<ClockSpan> spans(p.blocks);
@@ -107,6 +116,7 @@ std::string tile_error(const char* what, Dtype t, const Operands& o, int m, int 
 }
 
 void mma_throughput(benchmark::State& st, Dtype t, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!compiled_in(st, compiled_out(t))) return;
   if (!same_residency(st, mma_residency(t), planned_per_sm)) return;
   const MmaShape sh = mma_shape(t);
   Operands o(t, data, sh.m, sh.n, sh.k);
@@ -125,6 +135,7 @@ void mma_throughput(benchmark::State& st, Dtype t, Data data, int blocks, int it
 }
 
 void mma_latency(benchmark::State& st, Dtype t) {
+  if (!compiled_in(st, compiled_out(t))) return;
   const MmaShape sh = mma_shape(t);
   Operands o(t, Data::random, sh.m, sh.n, sh.k);
   DeviceBuffer<uint32_t> d(sh.m * sh.n);
@@ -195,6 +206,7 @@ void add_mma(Planner& pl, Dtype t) {
 
 // ---- wgmma ------------------------------------------------------------------------------------------------
 void wgmma(benchmark::State& st, Dtype t, int n, bool rs, Data data, int blocks, int iters, int planned_per_sm) {
+  if (!compiled_in(st, compiled_out(t, n, rs))) return;
   if (!same_residency(st, wgmma_residency(t, n, rs), planned_per_sm)) return;
   const int k = wgmma_k(t);
   Operands o(t, data, 64, n, k);

@@ -100,7 +100,7 @@ template <Dtype T, int kChains>
 __global__ void __launch_bounds__(kMmaThreads) mma_kernel(const uint8_t* a, const uint8_t* b, int iters, uint32_t* d,
                                                           ClockSpan* spans) {
   using Acc = typename Mma<T>::Acc;
-  if (MH_CUDA_ARCH < shape_of(T).min_arch) __trap();  // the plans skip it there; never a silent zero
+  // Below shape_of(T).min_arch mma<T> is empty and block 0 writes zeros; compiled_out(t) keeps it from running.
   const int lane = threadIdx.x % 32;
   uint32_t ra[4], rb[2];
   load_fragments<T>(a, b, lane, ra, rb);
@@ -338,6 +338,13 @@ void launch_mma(Dtype t, bool latency, const uint8_t* a, const uint8_t* b, int b
 
 Residency mma_residency(Dtype t) { return compiled_residency(mma_kernel_of<kMmaChains>(t), kMmaThreads, 0); }
 
+std::string compiled_out(Dtype t) {
+  const MmaShape sh = shape_of(t);
+  const std::string what = std::string("mma.sync m16n8k") + std::to_string(sh.k) + " " + dtype_name(t);
+  const std::string why = compiled_out_reason(mma_kernel_of<kMmaChains>(t), sh.min_arch, what);
+  return why.empty() ? compiled_out_reason(mma_kernel_of<1>(t), sh.min_arch, what) : why;
+}
+
 void launch_ldmatrix(const LdPlan& p, uint32_t* sums, ClockSpan* spans, cudaStream_t s) {
   model::LdLayout layout = p.layout;
   int iters = p.iters;
@@ -359,5 +366,7 @@ uint32_t expected_ldmatrix_sum(const LdPlan& p, int lane) {
 }
 
 Residency ldmatrix_residency(const LdPlan& p) { return compiled_residency(ldmatrix_kernel_of(p), kLdThreads, 0); }
+
+std::string compiled_out(const LdPlan& p) { return compiled_out_reason(ldmatrix_kernel_of(p), 750, "ldmatrix"); }
 
 }  // namespace mh::tensor

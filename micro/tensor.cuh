@@ -56,6 +56,10 @@ void launch_mma(Dtype t, bool latency, const uint8_t* a, const uint8_t* b, int b
                 uint32_t* d, ClockSpan* spans, cudaStream_t s = nullptr);
 // Registers and resident blocks of kMmaThreads per SM of the throughput kernel, compiled.
 Residency mma_residency(Dtype t);
+// Empty when this build's loaded code of the throughput and latency kernels of type t has mma.sync of t
+// (mma_shape(t).min_arch or later); else why not (a build for an older architecture than the GPU's runs
+// JIT-compiled PTX with the instruction compiled out). Tests and benchmarks ask before every launch.
+std::string compiled_out(Dtype t);
 
 // ---- ldmatrix ---------------------------------------------------------------------------------------------
 constexpr int kLdThreads = 512;  // 16 warps per block
@@ -76,6 +80,8 @@ void launch_ldmatrix(const LdPlan& p, uint32_t* sums, ClockSpan* spans, cudaStre
 // What thread `lane` of any warp sums.
 uint32_t expected_ldmatrix_sum(const LdPlan& p, int lane);
 Residency ldmatrix_residency(const LdPlan& p);
+// The same question for the ldmatrix kernel of p (ldmatrix: sm_75 or later).
+std::string compiled_out(const LdPlan& p);
 
 // ---- wgmma (sm_90a; micro/tensor_sm90a.cu) ----------------------------------------------------------------
 constexpr int kWgmmaThreads = 128;  // one warpgroup per block
@@ -90,5 +96,8 @@ inline double wgmma_flops(Dtype t, int n) { return 2.0 * 64 * n * wgmma_k(t); }
 void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d,
                   ClockSpan* spans, cudaStream_t s = nullptr);
 Residency wgmma_residency(Dtype t, int n, bool rs);
+// The same question for a wgmma form (a supported one): empty on an sm_90 GPU, whose code is micro/tensor_sm90a.cu's
+// sm_90a build; elsewhere the reason (also without a GPU query that would fail: no image for that GPU).
+std::string compiled_out(Dtype t, int n, bool rs);
 
 }  // namespace mh::tensor

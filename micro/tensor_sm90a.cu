@@ -325,9 +325,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_kernel(const uint8_t* a, 
       const model::RowCol e = model::wgmma_d_element(threadIdx.x, i);
       d[e.row * N + e.col] = __float_as_uint(acc[i]);
     }
-#else
-  __trap();  // no sm_90a here: the plans skip wgmma
-#endif
+#endif  // else no sm_90a here (this file is built for sm_90a alone): compiled_out and the plans keep it from running
 }
 
 template <Form F>
@@ -361,5 +359,12 @@ void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, i
 }
 
 Residency wgmma_residency(Dtype t, int n, bool rs) { return compiled_residency(wgmma_kernel_of(t, n, rs), kWgmmaThreads, 0); }
+
+std::string compiled_out(Dtype t, int n, bool rs) {
+  const int arch = current_device_facts().arch();
+  if (arch != 900)
+    return "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(arch / 10);
+  return compiled_out_reason(wgmma_kernel_of(t, n, rs), 900, "wgmma");
+}
 
 }  // namespace mh::tensor
