@@ -42,6 +42,14 @@ bool records_ok(benchmark::State& st, const std::vector<BlockRecord>& rec, const
   return true;
 }
 
+// Skips (and returns false) when this build's cluster kernels are compiled out here (older PTX JIT-compiled).
+bool kernels_here(benchmark::State& st) {
+  const std::string why = dsm_compiled_out();
+  if (why.empty()) return true;
+  skip_benchmark(st, why);
+  return false;
+}
+
 // The grid's cluster count from the occupancy API, or a skip with the reason when it is 0.
 bool fill_gpu(benchmark::State& st, Grid& g, int clusters) {
   g.clusters = clusters;
@@ -64,6 +72,7 @@ void throughput_counters(benchmark::State& st, const Grid& g, const std::vector<
 }
 
 void latency(benchmark::State& st, Target t, size_t smem) {
+  if (!kernels_here(st)) return;
   DeviceBuffer<ChaseResult> out(1);
   run_timed(st, [&] { launch_chase(t, kChaseLoads, smem, out.data()); });
   const ChaseResult r = out.download()[0];
@@ -81,12 +90,12 @@ void latency(benchmark::State& st, Target t, size_t smem) {
 }
 
 void dsm(benchmark::State& st, Op op, Grid g) {
-  if (!fill_gpu(st, g, dsm_max_active_clusters(op, g))) return;
+  if (!kernels_here(st) || !fill_gpu(st, g, dsm_max_active_clusters(op, g))) return;
   DeviceBuffer<BlockRecord> out(g.blocks());
   const double s = run_timed(st, [&] { launch_dsm(op, g, kDsmPasses, out.data()); });
   const std::vector<BlockRecord> rec = out.download();
   if (!records_ok(st, rec, dsm_expected(op, g, kDsmPasses))) return;
-  throughput_counters(st, g, rec, static_cast<double>(g.blocks()) * kDsmPasses * kDsmBufferBytes, s);
+  throughput_counters(st, g, rec, dsm_bytes(g, kDsmPasses), s);
 }
 
 double median_cycles(const std::vector<BlockRecord>& rec) {
@@ -98,7 +107,7 @@ double median_cycles(const std::vector<BlockRecord>& rec) {
 
 // cycles_per_barrier: (median block span with barriers - the same loop without) / barriers per thread.
 void barrier(benchmark::State& st, Barrier b, Grid g) {
-  if (!fill_gpu(st, g, std::min(barrier_max_active_clusters(b, g), barrier_max_active_clusters(Barrier::none, g)))) return;
+  if (!kernels_here(st) || !fill_gpu(st, g, std::min(barrier_max_active_clusters(b, g), barrier_max_active_clusters(Barrier::none, g)))) return;
   DeviceBuffer<BlockRecord> out(g.blocks());
   run_timed(st, [&] { launch_barrier(b, g, kBarrierSteps, out.data()); });
   const std::vector<uint32_t> expected = barrier_expected(g, kBarrierSteps);

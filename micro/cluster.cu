@@ -165,13 +165,22 @@ __device__ void sum_own_slots(const uint4* buf, uint32_t* sum) {
   atomicAdd(sum, acc);
 }
 
+// Per pass and thread: kDsmSlotsPerThread (4) 16-byte loads or stores, 64 B; a block's 1024 threads move
+// kDsmBytesPerPass (64 KiB) per pass. SASS for sm_90 (cuobjdump -sass) has exactly that in the pass loops:
+// read 4 LDS.128 (own) or 4 LD.E.128 (remote) per pass, write 4 STS.128 or 4 ST.E.128.
+// Every read pass loads the same unchanged words: with an address that does not change between passes,
+// ptxas kept one pass's loads for 16 unrolled passes (own) or hoisted them out of the loop (remote), since
+// `asm volatile` binds nvcc, not ptxas. `drift` is 0 (the grids are 1-D, blockIdx.y == 0), which ptxas
+// cannot know, so every read pass's addresses differ as far as it can tell and each pass issues its loads,
+// still weak like the stores (ld.volatile would make the remote ones .STRONG.SYS). Stores need no drift.
 template <Op kOp, bool kRemote>
 __device__ uint32_t dsm_passes(uint32_t peer, int passes) {
   uint4 acc = make_uint4(0, 0, 0, 0);
+  const uint32_t drift = blockIdx.y;
   for (int pass = 0; pass < passes; ++pass) {
 #pragma unroll
     for (int k = 0; k < kDsmSlotsPerThread; ++k) {
-      const uint32_t slot = dsm_slot(threadIdx.x, k), a = peer + slot * 16;
+      const uint32_t slot = dsm_slot(threadIdx.x, k), a = peer + (slot + (kOp == Op::read ? pass * drift : 0)) * 16;
       if constexpr (kOp == Op::read) {
         const uint4 v = ld16<kRemote>(a);
         acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
@@ -282,6 +291,20 @@ std::vector<uint32_t> dsm_expected(Op op, const Grid& g, int passes) {
     sums[b] = op == Op::read ? sum * static_cast<uint32_t>(passes) : sum;
   }
   return sums;
+}
+
+std::string dsm_compiled_out() {
+  // One translation unit, one guard: every kernel here has the same image; ask about each all the same.
+  const void* kernels[] = {reinterpret_cast<const void*>(chase_kernel<Target::own_shared>),
+                           reinterpret_cast<const void*>(chase_kernel<Target::remote>),
+                           reinterpret_cast<const void*>(dsm_kernel<Op::read, true>),
+                           reinterpret_cast<const void*>(dsm_kernel<Op::write, false>),
+                           reinterpret_cast<const void*>(barrier_kernel<Barrier::cluster>)};
+  for (const void* k : kernels) {
+    std::string why = compiled_out_reason(k, kMinArch, "the cluster family's kernels (DSM, barrier.cluster)");
+    if (!why.empty()) return why;
+  }
+  return "";
 }
 
 int dsm_max_active_clusters(Op op, const Grid& g) {

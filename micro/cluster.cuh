@@ -22,6 +22,10 @@ constexpr uint32_t kTimeoutCycles = 1u << 31;  // a bounded mbarrier wait gives 
 
 // Empty on a device that runs thread-block clusters and the suite's sm_90 code; else why not (one line).
 std::string unsupported_reason(const DeviceFacts& f);
+// Empty when this build's kernels of micro/cluster.cu hold their sm_90 code on the current device; else the
+// reason (a build whose CMAKE_CUDA_ARCHITECTURES lacks the GPU runs older PTX, where the kernels' bodies are
+// compiled out and a launch computes nothing). Tests and benchmark bodies skip with it before any launch.
+std::string dsm_compiled_out();
 // Dynamic shared memory per block that lets exactly one block reside per SM (> half the SM's), at least
 // `need` bytes; 0 when the device cannot give it (a plan then skips).
 size_t one_block_smem(const DeviceFacts& f, size_t need);
@@ -80,6 +84,12 @@ constexpr int kDsmBufferBytes = 64 << 10;
 constexpr int kDsmSlots = kDsmBufferBytes / 16;          // 16-byte slots
 constexpr int kDsmSlotsPerThread = kDsmSlots / kDsmThreads;  // 4 independent accesses per pass
 static_assert(kDsmSlots % kDsmThreads == 0, "every thread covers the same number of slots");
+// What one pass of one block moves: kDsmThreads threads x kDsmSlotsPerThread 16-byte accesses (the SASS of
+// the pass loops has those 4 loads or stores per thread and pass; see dsm_passes in cluster.cu).
+constexpr int kDsmBytesPerPass = kDsmThreads * kDsmSlotsPerThread * 16;
+static_assert(kDsmBytesPerPass == kDsmBufferBytes, "a pass covers the buffer once");
+// Bytes a launch of `g` with `passes` passes reads or writes (the bandwidth counters' numerator).
+inline double dsm_bytes(const Grid& g, int passes) { return static_cast<double>(g.blocks()) * passes * kDsmBytesPerPass; }
 
 // The words buffers are filled with: before the kernel's passes (pass kInitialFill, `block` the owner)
 // and by the write kernel (`block` the writer, `pass` its pass). Distinct per word and pass, and no pass

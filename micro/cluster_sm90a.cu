@@ -112,7 +112,7 @@ auto tma_kernel_of(bool multicast) { return multicast ? tma_kernel<true> : tma_k
 std::string tma_unavailable_reason() {
   cudaFuncAttributes a{};
   const cudaError_t e = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(tma_kernel<true>));
-  if (e == cudaSuccess) return "";
+  if (e == cudaSuccess) return compiled_out_reason(reinterpret_cast<const void*>(tma_kernel<true>), kMinArch, "the TMA kernels");
   (void)cudaGetLastError();  // a missing image is not a sticky error: clear it
   return std::string("the TMA kernels are built for sm_90a alone and have no image for this device (") + cudaGetErrorName(e) + ")";
 }

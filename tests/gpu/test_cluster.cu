@@ -14,6 +14,8 @@ using namespace mh::cluster;
     REQUIRE_GPU();                                                                             \
     const std::string why_ = unsupported_reason(mh::current_device_facts());                   \
     if (!why_.empty()) GTEST_SKIP() << why_;                                                   \
+    const std::string compiled_out_ = dsm_compiled_out();                                      \
+    if (!compiled_out_.empty()) GTEST_SKIP() << compiled_out_;                                 \
   } while (0)
 
 size_t smem_for(size_t need) {
