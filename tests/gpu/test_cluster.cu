@@ -105,6 +105,28 @@ TEST(Cluster, DsmChecksumsMatchTheHost) {
     }
 }
 
+TEST(Cluster, DsmReadsMoveNoMoreThanSharedMemoryCan) {
+  // Shared memory delivers 128 B per clock per SM; a block whose span reads more per cycle skipped loads
+  // (the first H200 run reported ~400: ptxas had merged the passes' identical loads). 10 % of slack.
+  REQUIRE_CLUSTERS();
+  SKIP_TIMING_UNDER_SANITIZER();
+  const int passes = 64;
+  const size_t smem = smem_for(kDsmBufferBytes);
+  for (int c : {1, 2}) {
+    Grid g{1, c, kDsmThreads, smem};
+    mh::DeviceBuffer<BlockRecord> out(g.blocks());
+    out.fill_bytes(0);
+    launch_dsm(Op::read, g, passes, out.data());
+    const std::vector<BlockRecord> rec = out.download();
+    expect_records(rec, dsm_expected(Op::read, g, passes));
+    for (size_t b = 0; b < rec.size(); ++b) {
+      ASSERT_GT(rec[b].span.cycles, 0);
+      const double per_clock = static_cast<double>(passes) * kDsmBytesPerPass / static_cast<double>(rec[b].span.cycles);
+      EXPECT_LT(per_clock, 128.0 * 1.1) << "cluster size " << c << ", block " << b;
+    }
+  }
+}
+
 TEST(Cluster, BarrierChainsMatchTheHost) {
   REQUIRE_CLUSTERS();
   const int steps = 5;
