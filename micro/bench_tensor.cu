@@ -212,10 +212,19 @@ void wgmma(benchmark::State& st, Dtype t, int n, bool rs, Data data, int blocks,
   Operands o(t, data, 64, n, k);
   DeviceBuffer<uint32_t> d(64 * n);
   DeviceBuffer<ClockSpan> spans(blocks);
-  launch_wgmma(t, n, rs, o.da.data(), o.db.data(), 1, 1, d.data(), spans.data());
-  std::string err = tile_error("tensor/wgmma (1 group)", t, o, 64, n, k, kWgmmaUnroll, d);
+  DeviceBuffer<ClockSpan> check_spans(1);
+  auto one_group = [&](const char* what) {
+    launch_wgmma(t, n, rs, o.da.data(), o.db.data(), 1, 1, d.data(), check_spans.data());
+    return tile_error(what, t, o, 64, n, k, kWgmmaUnroll, d);
+  };
+  std::string err = one_group("tensor/wgmma (1 group)");
   const double seconds = run_timed(st, [&] { launch_wgmma(t, n, rs, o.da.data(), o.db.data(), blocks, iters, d.data(), spans.data()); });
-  if (err.empty()) err = tile_error("tensor/wgmma", t, o, 64, n, k, static_cast<double>(iters) * kWgmmaUnroll, d);
+  // fp8 wgmma accumulates with fewer bits than FP32: on the H200 the timed launch's long random chains
+  // stopped growing near 2^14 (-16384 where the host sums -36047), so its result cannot be compared; the
+  // same kernel is checked again on one group after the timing instead.
+  if (err.empty())
+    err = t == Dtype::fp8_e4m3 ? one_group("tensor/wgmma (1 group, after timing)")
+                               : tile_error("tensor/wgmma", t, o, 64, n, k, static_cast<double>(iters) * kWgmmaUnroll, d);
   if (!err.empty()) {
     st.SkipWithError(err.c_str());
     return;

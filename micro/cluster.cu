@@ -166,21 +166,26 @@ __device__ void sum_own_slots(const uint4* buf, uint32_t* sum) {
 }
 
 // Per pass and thread: kDsmSlotsPerThread (4) 16-byte loads or stores, 64 B; a block's 1024 threads move
-// kDsmBytesPerPass (64 KiB) per pass. SASS for sm_90 (cuobjdump -sass) has exactly that in the pass loops:
-// read 4 LDS.128 (own) or 4 LD.E.128 (remote) per pass, write 4 STS.128 or 4 ST.E.128.
-// Every read pass loads the same unchanged words: with an address that does not change between passes,
-// ptxas kept one pass's loads for 16 unrolled passes (own) or hoisted them out of the loop (remote), since
-// `asm volatile` binds nvcc, not ptxas. `drift` is 0 (the grids are 1-D, blockIdx.y == 0), which ptxas
-// cannot know, so every read pass's addresses differ as far as it can tell and each pass issues its loads,
-// still weak like the stores (ld.volatile would make the remote ones .STRONG.SYS). Stores need no drift.
+// kDsmBytesPerPass (64 KiB) per pass. Every read pass loads unchanged words: with addresses that repeat from
+// pass to pass, ptxas kept one pass's loads for 16 unrolled passes (own) or hoisted them out of the loop
+// (remote), since `asm volatile` binds nvcc, not ptxas. So read pass p takes slot (s + 32 p) mod kDsmSlots
+// instead of s: a warp still reads 512 contiguous bytes, the block still reads every slot once per pass (the
+// map is a bijection, so the block's sum and the checksum are unchanged), and no two passes of an unrolled
+// body share an address. (An earlier fix added pass x blockIdx.y, always 0, and faulted on the H200 for
+// remote reads.) Stores need no rotation. Check the SASS (cuobjdump -sass) after a compiler upgrade: read
+// 4 LDS.128 (own) or 4 LD.E.128 (remote) per pass, write 4 STS.128 or 4 ST.E.128.
+__device__ __forceinline__ uint32_t read_slot(uint32_t slot, int pass) {
+  static_assert((kDsmSlots & (kDsmSlots - 1)) == 0, "the rotation wraps with a mask");
+  return (slot + 32u * static_cast<uint32_t>(pass)) & (kDsmSlots - 1);
+}
+
 template <Op kOp, bool kRemote>
 __device__ uint32_t dsm_passes(uint32_t peer, int passes) {
   uint4 acc = make_uint4(0, 0, 0, 0);
-  const uint32_t drift = blockIdx.y;
   for (int pass = 0; pass < passes; ++pass) {
 #pragma unroll
     for (int k = 0; k < kDsmSlotsPerThread; ++k) {
-      const uint32_t slot = dsm_slot(threadIdx.x, k), a = peer + (slot + (kOp == Op::read ? pass * drift : 0)) * 16;
+      const uint32_t slot = dsm_slot(threadIdx.x, k), a = peer + (kOp == Op::read ? read_slot(slot, pass) : slot) * 16;
       if constexpr (kOp == Op::read) {
         const uint4 v = ld16<kRemote>(a);
         acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
