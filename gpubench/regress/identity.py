@@ -26,7 +26,8 @@ def same_code_and_machine(ctx_a, ctx_b):
     machine: "same GPU" (gpu_uuid equal), "same GPU model" (gpu_name equal), "different GPU", or "unknown"
     (no gpu_name on a side). code: "same code" (git_commit equal and neither dirty), else "same benchmark
     code" (bench_code equal: what gpubench is built from is the same, the commits differ elsewhere or a tree
-    is dirty elsewhere), else "different code" (git_commit or suite_version differ), or "unknown" (keys
+    is dirty elsewhere), else "different code" (git_commit, suite_version or both bench_codes differ: what
+    gpubench is built from differs, whatever the commits say), or "unknown" (keys
     absent, as in files older than these keys, or a dirty tree: uncommitted changes may differ)."""
     ua, ub = ctx_a.get("gpu_uuid"), ctx_b.get("gpu_uuid")
     na, nb = ctx_a.get("gpu_name"), ctx_b.get("gpu_name")
@@ -43,7 +44,7 @@ def same_code_and_machine(ctx_a, ctx_b):
         code = "same code"
     elif bench_code(ctx_a) and bench_code(ctx_a) == bench_code(ctx_b):
         code = "same benchmark code"
-    elif (ca and cb and ca != cb) or not same_version:
+    elif (ca and cb and ca != cb) or not same_version or (bench_code(ctx_a) and bench_code(ctx_b)):
         code = "different code"
     else:
         code = "unknown"
