@@ -44,18 +44,21 @@ FAMILIES = (
            quick="(throughput/width:4/|ldmatrix/x:4/trans:0/)", ncu="", ncu_section="smem_banks"),
     Family("sync", ("primitive",), plots=("sync",), sections=("barriers",),
            quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
-    Family("tensor", ("kind", "dtype", "mode"), quick="(mma/bf16/|wgmma/bf16/ss/n:256/data:random)"),
+    Family("tensor", ("kind", "dtype", "mode"), plots=("tensor",), sections=("tensor_cores", "tensor_latency"),
+           quick="(mma/bf16/|wgmma/bf16/ss/n:256/data:random)"),
     Family("energy", ("op", "level"), sections=("energy",), quick="fma/data:random/", host_bound="copy/"),
     Family("issue", ("kind",), quick="(ffma|mix/ffma:64/lds:3/width:16)/warps:8/"),
-    Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"), sections=("gemm", "gemm_bounds", "gemm_ladder"),
+    Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder", "tc_ladder"),
+           sections=("gemm", "gemm_bounds", "gemm_ladder", "tc_gemm_ladder"),
            quick="((smem|cublas)/m:(1024|4092)|(cublas_bf16|mma_swizzled)/m:4096)/", ncu="[a-z0-9_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",
            ncu_section="gemm"),
-    Family("async", ("method", "level", "measure"),
+    Family("async", ("method", "level", "measure"), plots=("async",), sections=("async_bandwidth", "async_latency"),
            quick="((ld_st/l2/bandwidth/tile:16384|cp_async/l2/bandwidth/bytes:16/stages:4|tma/l2/bandwidth/kind:bulk/copy:16384"
                  "|tma/l2/bandwidth/kind:tensor/elem:2/box:64x64/swizzle:128)/|(ld_st|cp_async)/l2/latency/bytes:16/"
                  "|tma/l2/latency/kind:bulk/bytes:16/|tma/l2/bandwidth/kind:multicast/cluster_size:2/)",
            ncu="tma/l2/bandwidth/kind:(multicast|unicast)/"),
-    Family("dsm", ("kind", "op"), quick="(latency/target:remote|bandwidth/read/cluster_size:2/)"),
+    Family("dsm", ("kind", "op"), plots=("dsm",),
+           sections=("dsm_bandwidth", "dsm_latency", "cluster_barrier", "tma_multicast"), quick="(latency/target:remote|bandwidth/read/cluster_size:2/)"),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 _OLD = {old: f.name for f in FAMILIES for old in f.old}

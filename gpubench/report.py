@@ -17,8 +17,8 @@ import re
 import sys
 
 from gpubench import families, suite_json, tables
-from gpubench.analysis import bounds, hierarchy, ladder, latency_levels, limits
-from gpubench.tables import human_bytes, num, pivot
+from gpubench.analysis import bounds, copies, hierarchy, ladder, latency_levels, limits, tensor_core
+from gpubench.tables import MISSING, human_bytes, num, pivot
 
 PROG = "report"
 FACTS = (("GPU", "gpu_name"), ("Compute capability", "compute_capability"), ("SMs", "sm_count"),
@@ -50,6 +50,11 @@ def field(key):
 
 def counter(name, scale=1.0):
     return lambda r: num(r.get(name), scale)
+
+
+def whole(name):
+    """A counter that is a count or a size (stages, bytes, SM ids): no decimals."""
+    return lambda r: MISSING if math.isnan(r.get(name)) else f"{r.get(name):,.0f}"
 
 
 def family_table(recs, columns):
@@ -182,6 +187,107 @@ def gemm_ladder(suite):
             f"this run, target 0.85-1.15 of measured at 4096³.{why}", "",
             *table(["kernel", "GFLOP/s", "% of cuBLAS", "bound GFLOP/s", "binding resource", "measured / bound",
                     "measured", "predicted", "predicted / measured", "predicted binding"], rows)]
+
+
+# The families issue 29 and 30 added (async, dsm, tensor, the BF16 tensor-core ladder): each figure beside the
+# physical limit its docs page names (gpubench/analysis/copies.py, tensor_core.py) and the ratio to it.
+
+def async_bandwidth(suite):
+    """async/<method>/<level>/bandwidth/... (TMA multicast and unicast: tma_multicast) against ceiling/read/<level>."""
+    recs = [r for r in copies.async_records(suite, "bandwidth") if copies.method(r) not in CASTS]
+    limit = {level: copies.ceiling(suite, level)[0] for level in copies.LEVELS}
+    of_limit = lambda r: ratio(r.get("bytes_per_second"), limit.get(r.fields["level"]))
+    return section("Asynchronous copies: bandwidth", recs, [
+        ("method", copies.method), ("configuration", copies.config), ("level", field("level")),
+        ("B/clk/SM", counter("bytes_per_clock_per_sm")), ("TB/s", counter("bytes_per_second", 1e-12)),
+        ("ceiling/read/<level> TB/s", lambda r: num(limit.get(r.fields["level"]), 1e-12)),
+        ("× ceiling", lambda r: num(of_limit(r))), ("stages", whole("stages"))])
+
+
+def async_latency(suite):
+    """One copy at a time, issue to completion, beside ld_st of the same bytes and level."""
+    recs = copies.async_records(suite, "latency")
+    base = {(r.fields["level"], r.get("bytes")): r.get("cycles") for r in recs if copies.method(r) == "ld_st"}
+    return section("Asynchronous copies: latency", recs, [
+        ("method", copies.method), ("configuration", copies.config), ("level", field("level")),
+        ("bytes", whole("bytes")), ("cycles", counter("cycles")), ("cycles min", counter("cycles_min")),
+        ("× ld_st, same bytes", lambda r: num(ratio(r.get("cycles"), base.get((r.fields["level"], r.get("bytes"))))))])
+
+
+CASTS = ("tma multicast", "tma unicast")
+
+
+def dsm_bandwidth(suite):
+    """dsm/bandwidth/<read|write>/cluster_size:C against shared memory's 128 B/clk/SM."""
+    limit = copies.SMEM_BYTES_PER_CLOCK_PER_SM
+    return section("Distributed shared memory: bandwidth", copies.dsm_records(suite, "bandwidth"), [
+        ("op", field("op")), ("cluster size", field("cluster_size")), ("B/clk/SM", counter("bytes_per_clock_per_sm")),
+        ("TB/s", counter("bytes_per_second", 1e-12)), ("limit B/clk/SM", lambda r: str(limit)),
+        ("× limit", lambda r: num(ratio(r.get("bytes_per_clock_per_sm"), limit))), ("SMs used", whole("sms_used"))])
+
+
+def dsm_latency(suite):
+    """dsm/latency/target:*, each beside the plain ld.shared chase (target:own_shared)."""
+    own = suite.value("dsm/latency/target:own_shared", "cycles")
+    return section("Distributed shared memory: latency", copies.dsm_records(suite, "latency"), [
+        ("target", field("target")), ("cycles/load", counter("cycles")),
+        ("× own_shared", lambda r: num(ratio(r.get("cycles"), own))), ("reader SM", whole("reader_sm")),
+        ("owner SM", whole("owner_sm"))])
+
+
+def cluster_barrier(suite):
+    """dsm/barrier/*: cycles per barrier by cluster size, beside __syncthreads (no datasheet figure)."""
+    ref = suite.value("dsm/barrier/syncthreads/cluster_size:1", "cycles_per_barrier")
+    return section("Cluster barrier", copies.dsm_records(suite, "barrier"), [
+        ("barrier", field("op")), ("cluster size", field("cluster_size")), ("cycles/barrier", counter("cycles_per_barrier")),
+        ("× __syncthreads", lambda r: num(ratio(r.get("cycles_per_barrier"), ref))),
+        ("clusters", whole("active_clusters"))])
+
+
+def tma_multicast(suite):
+    """async/tma/l2/bandwidth/kind:<multicast|unicast>: bytes delivered and read from L2 against ceiling/read/l2."""
+    recs = [r for r in copies.async_records(suite, "bandwidth", "l2") if copies.method(r) in CASTS]
+    l2 = copies.ceiling(suite, "l2")[0]
+    return section("TMA multicast", sorted(recs, key=lambda r: r.fields.get("cluster_size", 0)), [
+        ("kind", field("kind")), ("cluster size", field("cluster_size")),
+        ("delivered B/clk/SM", counter("bytes_per_clock_per_sm")), ("delivered TB/s", counter("bytes_per_second", 1e-12)),
+        ("L2 read TB/s", counter("l2_read_bytes_per_second", 1e-12)), ("ceiling/read/l2 TB/s", lambda r: num(l2, 1e-12)),
+        ("delivered × ceiling", lambda r: num(ratio(r.get("bytes_per_second"), l2))),
+        ("L2 read × ceiling", lambda r: num(ratio(r.get("l2_read_bytes_per_second"), l2)))])
+
+
+def tensor_cores(suite):
+    """tensor/<mma|wgmma>/... throughput against the type's dense peak per clock per SM."""
+    recs = [r for r in suite.ok("tensor") if "data" in r.fields]
+    peak = lambda r: tensor_core.peak_per_clock_per_sm(suite, r)
+    return section("Tensor cores: throughput", recs, [
+        ("instruction", field("kind")), ("type", field("dtype")), ("form", lambda r: r.fields.get("mode", "")),
+        ("N", field("n")), ("data", field("data")), ("FLOP/clk/SM", counter("flops_per_clock_per_sm")),
+        ("TFLOP/s", counter("flops_per_second", 1e-12)), ("peak FLOP/clk/SM", lambda r: num(peak(r))),
+        ("% of peak", lambda r: num(ratio(r.get("flops_per_clock_per_sm"), peak(r)), 100)),
+        ("SM MHz", counter("sm_clock_mhz"))])
+
+
+def tensor_latency(suite):
+    return section("Tensor cores: latency", [r for r in suite.ok("tensor") if r.fields.get("mode") == "latency"], [
+        ("instruction", field("kind")), ("type", field("dtype")), ("cycles per dependent mma", counter("cycles"))])
+
+
+def tc_gemm_ladder(suite):
+    """The BF16 tensor-core ladder (plots/tc_ladder.py): TFLOP/s, % of cuBLAS BF16 and of the BF16 peak, and
+    measured over the 128×128 tile's L2 bound."""
+    n, steps, cublas = tensor_core.ladder(suite)
+    if not steps and not cublas:
+        return []
+    peak, formula = tensor_core.bf16_peak(suite)
+    l2 = tensor_core.l2_tile_bound(suite)
+    rows = [[k, num(f, 1e-12), num(ratio(f, cublas), 100), num(ratio(f, peak), 100), num(ratio(f, l2))]
+            for k, f in ([("cublas_bf16", cublas)] if cublas else []) + steps]
+    limits_line = (f"BF16 dense peak {num(peak, 1e-12)} TFLOP/s ({formula})" if peak else formula) + \
+        (f"; L2 bound of a 128×128 tile {num(l2, 1e-12)} TFLOP/s (ceiling/read/l2 × 64 FLOP/B)" if l2 else "")
+    return ["## Tensor-core GEMM ladder (BF16)", "",
+            f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`). {limits_line}.", "",
+            *table(["kernel", "TFLOP/s", "% of cuBLAS BF16", "% of BF16 peak", "× L2 tile bound"], rows)]
 
 
 def other(suite):
