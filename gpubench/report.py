@@ -286,7 +286,7 @@ def tc_gemm_ladder(suite):
     limits_line = (f"BF16 dense peak {num(peak, 1e-12)} TFLOP/s ({formula})" if peak else formula) + \
         (f"; L2 bound of a 128×128 tile {num(l2, 1e-12)} TFLOP/s (ceiling/read/l2 × 64 FLOP/B)" if l2 else "")
     return ["## Tensor-core GEMM ladder (BF16)", "",
-            f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`). {limits_line}.", "",
+            f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`, under Tensor cores). {limits_line}.", "",
             *table(["kernel", "TFLOP/s", "% of cuBLAS BF16", "% of BF16 peak", "× L2 tile bound"], rows)]
 
 
