@@ -31,7 +31,7 @@ KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded",
            "blocktile_1d", "blocktile_2d", "vectorized", "warptile", "warptile_tuned")
 # The BF16 tensor-core ladder (gemm/tc_gemm.cu, issue 30): gemm/<kernel>/... too, but not FP32 FFMA kernels.
 TENSOR_CORE_KERNELS = ("cublas_bf16", "wmma", "mma_swizzled", "mma_conflicted", "cp_async", "cp_async_1stage",
-                       "wgmma_tma")
+                       "wgmma_tma", "wgmma_ws", "wgmma_persistent", "wgmma_multicast")
 RESOURCES = ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")
 
 
