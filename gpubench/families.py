@@ -47,7 +47,7 @@ FAMILIES = (
     Family("tensor", ("kind", "dtype", "mode"), plots=("tensor", "tc_ladder"), sections=("tensor_cores", "tensor_latency"),
            quick="(mma/bf16/|wgmma/bf16/ss/n:256/data:random)"),
     Family("energy", ("op", "level"), sections=("energy",), quick="fma/data:random/", host_bound="copy/"),
-    Family("issue", ("kind",), quick="(ffma|mix/ffma:64/lds:3/width:16)/warps:8/"),
+    Family("issue", ("kind",), sections=("issue_rates",), quick="(ffma|mix/ffma:64/lds:3/width:16)/warps:8/"),
     Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"),
            sections=("gemm", "gemm_bounds", "gemm_ladder", "tc_gemm_ladder"),
            quick="((smem|cublas)/m:(1024|4092)|(cublas_bf16|mma_swizzled)/m:4096)/", ncu="[a-z0-9_]+/m:(4092/n:4092/k:4092|4096/n:4096/k:4096)/",

@@ -273,6 +273,16 @@ def tensor_latency(suite):
         ("instruction", field("kind")), ("type", field("dtype")), ("cycles per dependent mma", counter("cycles"))])
 
 
+def issue_rates(suite):
+    """The issue family (docs/families/issue.md): instructions per clock per SM of FFMA, LDS and their mixes,
+    the unit costs the GEMM time model (gpubench predict) reads."""
+    return section("Instruction issue", suite.ok("issue"), [
+        ("kind", field("kind")), ("ffma", field("ffma")), ("lds", field("lds")), ("width (B)", field("width")),
+        ("warps/SM", field("warps")), ("instructions/clk/SM", counter("inst_per_clk_sm")),
+        ("FFMA/clk/SM", counter("ffma_per_clk_sm")), ("LDS/clk/SM", counter("lds_per_clk_sm")),
+        ("cycles/trip", counter("cycles_per_trip"))])
+
+
 def tc_gemm_ladder(suite):
     """The BF16 tensor-core ladder (plots/tc_ladder.py): TFLOP/s, % of cuBLAS BF16 and of the BF16 peak, and
     measured over the 128×128 tile's L2 bound."""

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 
 from gpubench.families import canonical  # (barriers as gpubench now names them: sync/<primitive>/...)
-import synth_new_families  # families no GPU has run yet: synthetic stand-ins
 
 DATA = Path(__file__).parent / "data"
 RECORDED = DATA / "h200_cut.json"
@@ -52,7 +51,7 @@ def benchmarks():
         unit = e["time_unit"]
         out.append((canonical(e["run_name"].removesuffix("/manual_time")), unit, e["real_time"] / UNIT_SCALE[unit],
                     counters))
-    return out + synth_new_families.benchmarks()  # not in the recorded run (see that module)
+    return out
 
 
 def _entry(shape, name, run_type, reps, fam, inst, unit, t, values, rep=None, agg=None):

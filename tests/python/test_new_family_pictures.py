@@ -1,5 +1,5 @@
 """The pictures and report sections of the families issue 29 and 30 added (async, dsm, tensor, the BF16 tensor-core
-GEMM ladder), from synthetic records under the planned names (tests/python/synth_new_families.py)."""
+GEMM ladder), from the recorded H200 run (tests/python/data/h200_cut.json, the new families cut from results/h200/20261202T075839Z)."""
 import importlib
 import json
 
@@ -78,7 +78,7 @@ def test_async_bars_and_ceiling_lines_hold_the_run(drawn):
     assert ceiling.get_xdata()[0] == pytest.approx(s.value("ceiling/read/l2", "bytes_per_clock_per_sm"))
     assert any(line.get_label().startswith("ceiling/read/hbm") for line in hbm.get_lines())
     tma = {line.get_label(): line for line in lat.get_lines()}["tma bulk, HBM"]
-    assert list(tma.get_xdata()) == [16, 4096, 16384]
+    assert list(tma.get_xdata()) == [16, 1024, 4096, 8192, 16384]  # the recorded bulk latency sizes
 
 
 def test_dsm_and_tensor_lines(drawn):
