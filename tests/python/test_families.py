@@ -57,7 +57,7 @@ def test_command_line_for_run_all():
     out = lambda *a: subprocess.run([sys.executable, "-m", "gpubench", "families", *a], cwd=ROOT, capture_output=True,
                                     text=True, check=True).stdout.split()
     assert out("--plots") == families.plots() == ["stride", "hierarchy", "latency", "latency_sm", "links", "banks", "sync",
-                                                  "tensor", "tc_ladder", "gemm", "roofline", "ladder", "async", "dsm"]
+                                                  "tensor", "tc_ladder", "energy", "gemm", "roofline", "ladder", "async", "dsm"]
     assert out("--quick-filter") == [families.quick_filter()]
     r = subprocess.run([sys.executable, "-m", "gpubench", "families"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "one of the arguments" in r.stderr
