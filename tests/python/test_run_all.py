@@ -348,7 +348,10 @@ def test_second_run_on_the_same_gpu_refuses(env):
 def test_interrupted_run_leaves_FAILED(env):
     e, tmp = env
     p = subprocess.Popen(["bash", str(RUN_ALL), "--no-build", "--out", str(tmp / "out")], env=dict(e, FAKE_SLEEP="30"),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         # SIGINT as a terminal leaves it: a signal ignored when bash starts cannot be trapped, and
+                         # a test worker may ignore it (seen under pytest-xdist after in-process tool calls)
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while not (tmp / "gpubench.args").exists() and time.time() < deadline:
         time.sleep(0.2)
