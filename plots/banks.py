@@ -44,7 +44,7 @@ def main(argv=None):
                 ax.plot(s, model, ":", color=color, lw=2, label=f"{name}: model")
         log2_axis(ax, strides)
         ax.set_yscale("log", base=2)
-        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_major_formatter(plain())
         ax.set(title=f"{width}-byte elements", xlabel="stride (elements between neighbouring threads)",
                ylabel="cycles per warp request")
         ax.grid(True, which="major", alpha=0.3)

@@ -5,8 +5,6 @@ the capacity detected (gpubench/analysis/latency_levels.py); dotted lines at the
 the stride sweep, whose knee is the fill granule."""
 import math
 
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
-
 from gpubench.analysis import latency_levels as lv
 from plots.plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
@@ -23,6 +21,7 @@ LABELLED = {("chase/", 128), ("chase/l2only/", 2 << 20)}  # plateaus named on th
 
 def bytes_axis(ax, lo, hi):
     """Log2 x axis ticked every power of 4 (1 KiB, 4 KiB, ...) with human-readable sizes."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # here: plotting.plt says why
     ax.set_xscale("log", base=2)
     ticks = [4 ** k for k in range(int(math.log(max(lo, 1), 4)), int(math.log(hi, 4)) + 2) if lo / 1.5 <= 4 ** k <= hi * 1.5]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
@@ -43,6 +42,7 @@ def main(argv=None):
     suite, out = parse_args(PROG, __doc__, argv)
     if not suite.ok("latency"):
         return nothing_to_plot(PROG, suite, "latency/*")
+    from matplotlib.ticker import FuncFormatter  # here: plotting.plt says why
     l1, l2 = (lv._ctx_int(suite, k) for k in ("l1_smem_per_sm_bytes", "l2_bytes"))
     fig, (ax, sweep) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [3.2, 1]})
     lo, hi = math.inf, 0

@@ -6,8 +6,6 @@ device reported (PCIe generation x width, NVLink count x rate; per direction, an
 drawn as grey lines, so the distance to them is read off the picture."""
 import math
 
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
-
 from plots.plotting import log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "links"
@@ -54,6 +52,7 @@ def main(argv=None):
     data = series(suite.ok("link"))
     if not data:
         return nothing_to_plot(PROG, suite, "link/*")
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # here: plotting.plt says why
     panels = [p for p in PANELS if any(k[0] == p[0] for k in data)]
     for p in PANELS:
         if p not in panels:

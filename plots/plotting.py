@@ -6,19 +6,40 @@ folder without --force, no such folder) or cannot write (a full disk); a closed 
 (SIGPIPE, 141 in the shell).
 """
 import argparse
+import functools
 import os
 import signal
 import sys
 
-import matplotlib
+from gpubench import suite_json
 
-matplotlib.use("Agg")  # no display on CI or on the GPU machine
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from gpubench import suite_json  # noqa: E402
+@functools.lru_cache(maxsize=None)
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")  # no display on CI or on the GPU machine
+    import matplotlib.pyplot
+    return matplotlib.pyplot
 
-plain = FuncFormatter(lambda v, _: f"{v:g}")  # 1024, not 2^10 or 1e3
+
+class _Pyplot:
+    """matplotlib.pyplot, imported at the first use of one of its names: a script that draws nothing (an
+    unusable input, a run without its family: most of run_all.sh's pictures of a partial run) ends without
+    importing matplotlib, about half a second of CPU. The scripts draw with matplotlib.ticker and
+    matplotlib.lines too: they import those where they draw, after this."""
+
+    def __getattr__(self, name):
+        return getattr(_pyplot(), name)
+
+
+plt = _Pyplot()
+
+
+@functools.lru_cache(maxsize=None)
+def plain():
+    """The formatter that labels 1024 as 1024, not 2^10 or 1e3 (one instance, shared by every axis)."""
+    from matplotlib.ticker import FuncFormatter
+    return FuncFormatter(lambda v, _: f"{v:g}")
 
 
 def parse_args(prog, doc, argv):
@@ -51,6 +72,7 @@ def nothing_to_plot(prog, suite, what):
 def log2_axis(ax, values, axis="x"):
     """Log2 axis ticked at the measured values (symlog, linear below 1, when 0 is among them). A value within
     20% of its lower neighbour (33 next to 32) is labelled in a second row so the two labels don't collide."""
+    from matplotlib.ticker import FixedLocator, NullLocator
     major, minor = [], []
     for v in sorted(set(values)):
         (minor if major and major[-1] > 0 and v / major[-1] < 1.2 else major).append(v)
@@ -60,17 +82,18 @@ def log2_axis(ax, values, axis="x"):
         getattr(ax, f"set_{axis}scale")("log", base=2)
     target = ax.xaxis if axis == "x" else ax.yaxis
     target.set_major_locator(FixedLocator(major))
-    target.set_major_formatter(plain)
+    target.set_major_formatter(plain())
     target.set_minor_locator(FixedLocator(minor) if minor else NullLocator())
-    target.set_minor_formatter(plain)
+    target.set_minor_formatter(plain())
     ax.tick_params(axis=axis, which="minor", pad=13 if axis == "x" else 22, labelsize="small")
 
 
 def log_values_axis(ax, axis="y"):
     """Log10 axis with plain-number labels (GB/s, cycles) instead of 10^n."""
+    from matplotlib.ticker import FuncFormatter
     getattr(ax, f"set_{axis}scale")("log")
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_formatter(plain)
+    target.set_major_formatter(plain())
     # Label the 2x, 3x and 5x minor ticks too: a decade with only one label is hard to read.
     target.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "235" else ""))
 

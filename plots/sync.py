@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """Barriers: cycles per __syncthreads() against block size (warps, log2 axis), one line per blocks/SM;
 __syncwarp() and named barriers (bar.sync id, count) drawn dashed/dotted in the same colours for reference."""
-from matplotlib.lines import Line2D
-
 from plots.plotting import log2_axis, log_values_axis, note, nothing_to_plot, parse_args, plt, save
 
 PROG = "sync"
@@ -14,6 +12,7 @@ def main(argv=None):
     recs = [r for r in suite.ok("sync") if r.fields.get("primitive") in PRIMITIVES]
     if not recs:
         return nothing_to_plot(PROG, suite, "sync/<syncthreads|named_barrier|syncwarp>")
+    from matplotlib.lines import Line2D  # here: plotting.plt says why
     for prim in PRIMITIVES:
         if not any(r.fields["primitive"] == prim for r in recs):
             note(PROG, f"no sync/{prim}/* benchmarks; its lines are left out")

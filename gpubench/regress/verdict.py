@@ -314,10 +314,19 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison.
     unfloored: names whose threshold has no floor, because a same-GPU profile measured them (profile and
     profile_range then hold its spread): max(k x sigma, its range)."""
+    ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
+    return _compare_records(baselines, contender, contender.records, ref, min_time, floor, k, metric, profile,
+                            host_bound, unjudged, profile_range, unfloored)
+
+
+def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
+                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=()):
+    """compare_suites' rows for `records` of the contender only (each row depends on its record, the baselines'
+    records of its name and the runs' clocks alone); ref: {id(suite): run_clock(suite)} for the baselines and the
+    contender. detection_rate judges only the benchmarks it planted a slowdown in."""
     rows = []
     profile, profile_range = profile or {}, profile_range or {}
-    ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
-    for rec in contender.records:
+    for rec in records:
         if rec.error or metric not in rec.samples:
             continue
         pairs = [(s.by_name.get(rec.name), ref[id(s)]) for s in baselines]

@@ -73,9 +73,33 @@ def _entry(shape, name, run_type, reps, fam, inst, unit, t, values, rep=None, ag
     return e
 
 
-def suite_json(shape="1.8.3", reps=5, seed=0, gpu_name="NVIDIA H200", noise=0.01, slow=None, errors=None,
-               skips=None, only=None, drop=(), aggregates_only=False, suite="gpu-memory-microbench",
-               old_names=False):
+def suite_json(**kw):
+    """The JSON document _build(**kw) makes (see there), a fresh copy: the caller may change it."""
+    return json.loads(_text(**kw))
+
+
+def write(path, **kw):
+    with open(path, "w") as f:
+        f.write(_text(**kw))
+    return path
+
+
+_texts = {}  # the last few documents made, as written: a test process asks for the same one often
+
+
+def _text(**kw):
+    """json.dumps(_build(**kw), indent=2), made once per process for each kw (a document depends on kw alone:
+    its noise comes from a generator seeded with kw's seed). Each costs about 0.3 s to make."""
+    key = json.dumps(kw, sort_keys=True, default=sorted)  # sets and lists of names as sorted lists
+    if key not in _texts:
+        if len(_texts) >= 24:  # about 4 MB each
+            del _texts[next(iter(_texts))]
+        _texts[key] = json.dumps(_build(**kw), indent=2)
+    return _texts[key]
+
+
+def _build(shape="1.8.3", reps=5, seed=0, gpu_name="NVIDIA H200", noise=0.01, slow=None, errors=None,
+           skips=None, only=None, drop=(), aggregates_only=False, suite="gpu-memory-microbench", old_names=False):
     """Build the JSON document. slow: {name: factor on time}; errors: {name: message}; skips: {name: reason}
     (1.8.3: "skipped"; 1.7.1: an error "skipped: reason", as mh::skip_benchmark writes them);
     only: family names to keep; drop: benchmark names to leave out; old_names: barriers under their names
@@ -117,11 +141,6 @@ def suite_json(shape="1.8.3", reps=5, seed=0, gpu_name="NVIDIA H200", noise=0.01
                                   agg=agg))
     return {"context": context(gpu_name, shape, suite), "benchmarks": out}
 
-
-def write(path, **kw):
-    with open(path, "w") as f:
-        json.dump(suite_json(**kw), f, indent=2)
-    return path
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Every script turns an unusable input into one line on stderr and exit status 2, writes nothing then,
-and never overwrites its input or a committed file unless told to (issue 10)."""
+and never overwrites its input or a committed file unless told to (issue 10). The scripts' main() is called
+in-process (conftest.call: the same exit status, stdout and stderr); test_bad_json_command_line and
+test_committed_results_are_not_overwritten_without_force run each script as a user does."""
 import json
 import shutil
 import subprocess
@@ -7,7 +9,7 @@ import subprocess
 import pytest
 
 import synth
-from conftest import ALL_SCRIPTS, PLOT_SCRIPTS, run
+from conftest import ALL_SCRIPTS, PLOT_SCRIPTS, call, run
 
 
 def _with(change):
@@ -116,18 +118,29 @@ def args_for(script, bad, good):
 READERS = ALL_SCRIPTS + ("node_report", "noise_profile", "peer_matrix")
 
 
-@pytest.mark.parametrize("script", READERS)
-@pytest.mark.parametrize("kind", BAD)
-def test_bad_json(script, kind, write_json, make_json):
+def check_bad_json(runner, script, kind, write_json, make_json):
     content, reason = BAD[kind]
     bad = write_json(content)
     for args in args_for(script, bad, make_json(only={"ceiling"})):
-        r = run(script, *args)
+        r = runner(script, *args)
         assert r.returncode == 2, (r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"{script}: error: ") and reason in lines[0], r.stderr
         assert str(bad) in lines[0]
     assert not list(bad.parent.glob("*.png")) and not (bad.parent / "report.md").exists()
+
+
+@pytest.mark.parametrize("script", READERS)
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_json(script, kind, write_json, make_json):
+    check_bad_json(call, script, kind, write_json, make_json)
+
+
+@pytest.mark.parametrize("script", READERS)
+def test_bad_json_command_line(script, write_json, make_json):
+    """One kind through python3 -m ... as a user (and run_all.sh) runs it: the interpreter adds nothing to the one
+    line (no traceback, no warning) and exits 2. One of the last checks a file passes (two names, one benchmark)."""
+    check_bad_json(run, script, "one size twice", write_json, make_json)
 
 
 @pytest.mark.parametrize("kind", BAD)
@@ -139,7 +152,7 @@ def test_bad_json_in_a_folder_of_baselines(kind, tmp_path, make_json):
     bad.parent.mkdir(parents=True)
     bad.write_text(BAD[kind][0])
     make_json(subdir="runs/c", only={"ceiling"})
-    r = run("compare", tmp_path / "runs", make_json("cont.json", only={"ceiling"}))
+    r = call("compare", tmp_path / "runs", make_json("cont.json", only={"ceiling"}))
     assert r.returncode == 2 and r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"compare: error: {bad}") and BAD[kind][1] in lines[0]
@@ -148,7 +161,7 @@ def test_bad_json_in_a_folder_of_baselines(kind, tmp_path, make_json):
 @pytest.mark.parametrize("script", ALL_SCRIPTS)
 def test_missing_file(script, tmp_path, make_json):
     for args in args_for(script, tmp_path / "absent.json", make_json(only={"ceiling"})):
-        r = run(script, *args)
+        r = call(script, *args)
         assert r.returncode == 2 and r.stderr.strip() == f"{script}: error: {tmp_path / 'absent.json'}: no such file"
 
 
@@ -164,14 +177,14 @@ def test_output_equal_to_input_is_refused(script, make_json):
     """Issue 10 case 8: report.py X.json -o X.json overwrote its input with Markdown."""
     path = make_json(only={"ceiling", "gemm"})
     before = path.read_bytes()
-    r = run(script, path, "-o", path)
+    r = call(script, path, "-o", path)
     assert r.returncode == 2 and r.stderr.strip() == f"{script}: error: refusing to write {path}: it is an input of this command"
     assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize("script", WRITERS)
 def test_output_into_a_missing_folder_is_one_line(script, make_json, tmp_path):
-    r = run(script, make_json(only={"ceiling", "gemm"}), "-o", tmp_path / "no" / "such" / out_name(script))
+    r = call(script, make_json(only={"ceiling", "gemm"}), "-o", tmp_path / "no" / "such" / out_name(script))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such folder" in r.stderr
 
 
@@ -190,6 +203,6 @@ def test_committed_results_are_not_overwritten_without_force(script, make_json):
     r = run(script, path)
     assert r.returncode == 2 and "it is a committed file (pass --force to overwrite it)" in r.stderr
     assert committed.read_bytes() == b"committed"
-    r = run(script, path, "--force")
+    r = call(script, path, "--force")
     assert r.returncode == 0, r.stderr
     assert committed.read_bytes() != b"committed"

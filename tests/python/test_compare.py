@@ -1,12 +1,13 @@
 """compare.py: noise-aware verdicts (gpubench/regress/noise.py) from one or several baselines, files or folders; finds
 planted changes, stays quiet on noise, says which machine/code case it is, lists what is missing or new, and
-keeps its exit codes (0 nothing slower or missing, 1 slower, 2 unusable input, 3 missing)."""
+keeps its exit codes (0 nothing slower or missing, 1 slower, 2 unusable input, 3 missing). compare's main() runs
+in-process (conftest.call); the tests of the exit codes 1, 2 and 3 run it as a user does (conftest.run)."""
 import json
 
 import pytest
 
 from gpubench.regress import noise
-from conftest import run
+from conftest import call, run
 
 SLOWED = "smem_banks/throughput/width:4/stride:32/pad:0"
 QUIET = 0.003  # repetitions' spread as on the committed H200 runs (0.01-0.5 %), so the contender is trusted
@@ -51,14 +52,14 @@ def test_planted_slowdown_is_the_only_slower(make_json, shape):
 
 
 def test_noise_alone_flags_nothing(make_json):
-    r = run("compare", make_json("a.json", seed=0), make_json("b.json", seed=7))
+    r = call("compare", make_json("a.json", seed=0), make_json("b.json", seed=7))
     assert r.returncode == 0 and listed(r.stdout, "Slower") == [] and listed(r.stdout, "Faster") == []
     assert sum(l.endswith("  same") for l in r.stdout.splitlines()) == len(__import__("synth").benchmarks())
 
 
 def test_improvement_is_faster_and_exit_0(make_json):
     name = "gemm/smem/m:2048/n:2048/k:2048"
-    r = run("compare", make_json("a.json", noise=QUIET), make_json("b.json", seed=3, noise=QUIET, slow={name: 0.8}))
+    r = call("compare", make_json("a.json", noise=QUIET), make_json("b.json", seed=3, noise=QUIET, slow={name: 0.8}))
     assert r.returncode == 0
     assert listed(r.stdout, "Faster") == [name] and listed(r.stdout, "Slower") == []
     assert -21 < float(cells(r.stdout, name)[5].rstrip("%")) < -19 and cells(r.stdout, name)[7] == "faster"
@@ -68,38 +69,38 @@ def test_short_launches_are_ambiguous_not_slower(make_json):
     """A 10% slower 10 µs GEMM is 'ambiguous (short)' and exit 0 by default; --min-time 0 calls it slower."""
     name = "gemm/smem/m:256/n:256/k:256"
     base, cont = make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={name: 1.10})
-    r = run("compare", base, cont)
+    r = call("compare", base, cont)
     assert r.returncode == 0 and "ambiguous (short)" in row(r.stdout, name) and listed(r.stdout, "Slower") == []
     assert name in listed(r.stdout, "Ambiguous") and f"{name}: launch under 100 µs" in r.stdout
-    r = run("compare", base, cont, "--min-time", "0")
+    r = call("compare", base, cont, "--min-time", "0")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [name]
 
 
 def test_floor_and_k_set_the_threshold(make_json):
     base, cont = make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10})
-    r = run("compare", base, cont, "--floor", "0.2")
+    r = call("compare", base, cont, "--floor", "0.2")
     assert r.returncode == 0 and cells(r.stdout, SLOWED)[6:8] == ["20.0%", "same"]
-    r = run("compare", base, cont, "--floor", "0", "--k", "1000")  # 1000 x ~0.3 % noise: far above 10 %
+    r = call("compare", base, cont, "--floor", "0", "--k", "1000")  # 1000 x ~0.3 % noise: far above 10 %
     assert r.returncode == 0 and cells(r.stdout, SLOWED)[7] == "same"
-    assert run("compare", base, cont, "--floor", "0.05").returncode == 1
+    assert call("compare", base, cont, "--floor", "0.05").returncode == 1
 
 
 @pytest.mark.parametrize("bad", ["-0.1", "x", "nan"])
 def test_bad_floor_is_unusable(make_json, bad):
-    r = run("compare", make_json("a.json"), make_json("b.json"), "--floor", bad)
+    r = call("compare", make_json("a.json"), make_json("b.json"), "--floor", bad)
     assert r.returncode == 2 and r.stdout == "" and "--floor" in r.stderr
 
 
 def test_old_options_are_gone(make_json):
     for old in ("--alpha", "--min-change"):
-        r = run("compare", make_json("a.json"), make_json("b.json"), old, "0.05")
+        r = call("compare", make_json("a.json"), make_json("b.json"), old, "0.05")
         assert r.returncode == 2 and "unrecognized arguments" in r.stderr
 
 
 def test_rate_metric_direction(make_json):
     """A 10% slower kernel is a 10% lower GB/s: still slower when comparing a rate counter."""
     base, cont = make_json("a.json", noise=QUIET), make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10})
-    r = run("compare", base, cont, "--metric", "bytes_per_second")
+    r = call("compare", base, cont, "--metric", "bytes_per_second")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED]
     assert "higher is better" in r.stdout
     assert "coalescing/read/hbm/stride:1 " not in r.stdout.split("Slower")[0]  # has no bytes_per_second
@@ -109,10 +110,10 @@ def test_too_few_repetitions_are_ambiguous(make_json):
     """With 2 repetitions nothing is decided (noise.MIN_SAMPLES = 3): ambiguous, with the reason, exit 0."""
     base = make_json("a.json", reps=2, noise=QUIET)
     cont = make_json("b.json", reps=2, seed=1, noise=QUIET, slow={SLOWED: 1.10})
-    r = run("compare", base, cont)
+    r = call("compare", base, cont)
     assert r.returncode == 0 and cells(r.stdout, SLOWED)[7] == "ambiguous"
     assert f"{SLOWED}: fewer than 3 unthrottled repetitions" in r.stdout
-    three = run("compare", make_json("c.json", reps=3, noise=QUIET),
+    three = call("compare", make_json("c.json", reps=3, noise=QUIET),
                 make_json("d.json", reps=3, seed=1, noise=QUIET, slow={SLOWED: 1.10}))
     assert three.returncode == 1 and listed(three.stdout, "Slower") == [SLOWED]
 
@@ -126,9 +127,9 @@ def test_several_baselines_spread_lifts_the_threshold(make_json):
     b1 = make_json("b1.json", seed=0, noise=QUIET)
     b2 = make_json("b2.json", seed=1, noise=QUIET, slow={name: 1.10})
     cont = make_json("c.json", seed=2, noise=QUIET, slow={name: 1.10})
-    one = run("compare", b1, cont)
+    one = call("compare", b1, cont)
     assert one.returncode == 1 and listed(one.stdout, "Slower") == [name]
-    both = run("compare", b1, b2, cont)
+    both = call("compare", b1, b2, cont)
     assert both.returncode == 0, both.stdout
     c = cells(both.stdout, name)
     assert float(c[6].rstrip("%")) > 10 and c[7] == "same"
@@ -138,7 +139,7 @@ def test_several_baselines_spread_lifts_the_threshold(make_json):
 
 def test_several_baselines_still_catch_a_slowdown(make_json):
     bases = [make_json(f"b{i}.json", seed=i, noise=QUIET) for i in range(3)]
-    r = run("compare", *bases, make_json("c.json", seed=9, noise=QUIET, slow={SLOWED: 1.10}))
+    r = call("compare", *bases, make_json("c.json", seed=9, noise=QUIET, slow={SLOWED: 1.10}))
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED]
 
 
@@ -147,7 +148,7 @@ def test_folder_of_baselines(make_json, tmp_path):
     for i, run_dir in enumerate(("runs/h200/2", "runs/h200/1", "runs/other/3")):
         make_json(subdir=run_dir, seed=i, noise=QUIET)
     cont = make_json(subdir="runs/h200/9", seed=9, noise=QUIET, slow={SLOWED: 1.10})
-    r = run("compare", tmp_path / "runs", cont)
+    r = call("compare", tmp_path / "runs", cont)
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED]
     named = [l.split()[1] for l in r.stdout.splitlines() if l.startswith("baseline:  ")]
     assert named == [str(tmp_path / "runs" / d / "benchmarks.json") for d in ("h200/1", "h200/2", "other/3")]
@@ -157,24 +158,24 @@ def test_folder_of_baselines(make_json, tmp_path):
 def test_folder_as_contender_needs_exactly_one_run(make_json, tmp_path):
     base = make_json("base.json", noise=QUIET)
     make_json(subdir="one/run", seed=1, noise=QUIET, slow={SLOWED: 1.10})
-    r = run("compare", base, tmp_path / "one")
+    r = call("compare", base, tmp_path / "one")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED]
     make_json(subdir="one/run2", seed=2)
-    r = run("compare", base, tmp_path / "one")
+    r = call("compare", base, tmp_path / "one")
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
     assert "must be one run" in r.stderr and "holds 2" in r.stderr
 
 
 def test_empty_folder_and_lone_argument_are_unusable(make_json, tmp_path):
     (tmp_path / "empty").mkdir()
-    r = run("compare", tmp_path / "empty", make_json("c.json"))
+    r = call("compare", tmp_path / "empty", make_json("c.json"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "without any benchmarks.json" in r.stderr
-    r = run("compare", make_json("c.json"))
+    r = call("compare", make_json("c.json"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "at least one baseline" in r.stderr
     same = make_json("d.json")
-    r = run("compare", same, same)
+    r = call("compare", same, same)
     assert r.returncode == 2 and "no baseline left" in r.stderr
-    r = run("compare", make_json("a.json"), make_json("a.json"), same)
+    r = call("compare", make_json("a.json"), make_json("a.json"), same)
     assert r.returncode == 2 and "given twice" in r.stderr
 
 
@@ -197,7 +198,7 @@ CLEAN = {"git_commit": "a" * 40, "git_dirty": "false", "suite_version": "0.3.0",
 def test_case_line(make_json, base_ctx, cont_ctx, case):
     base = with_context(make_json("a.json"), **base_ctx)
     cont = with_context(make_json("b.json", seed=1), **cont_ctx)
-    r = run("compare", base, cont)
+    r = call("compare", base, cont)
     # one synthetic run drawn twice (seeds 0 and 1): every benchmark same, whatever the case
     assert r.returncode == 0, r.stdout + r.stderr
     assert sum(l.endswith("  same") for l in r.stdout.splitlines()) == len(__import__("synth").benchmarks())
@@ -209,7 +210,7 @@ def test_case_line(make_json, base_ctx, cont_ctx, case):
 def test_case_line_with_mixed_baselines(make_json):
     b1 = with_context(make_json("a.json"), **CLEAN)
     b2 = with_context(make_json("b.json", seed=1), **dict(CLEAN, gpu_uuid="GPU-2"))
-    r = run("compare", b1, b2, with_context(make_json("c.json", seed=2), **CLEAN))
+    r = call("compare", b1, b2, with_context(make_json("c.json", seed=2), **CLEAN))
     assert "case: same GPU / same GPU model; same code (the baselines differ; see each above)" in r.stdout
     assert f"commit {'a' * 10}, suite 0.3.0" in r.stdout
 
@@ -217,22 +218,22 @@ def test_case_line_with_mixed_baselines(make_json):
 def test_baselines_from_different_commits_are_warned(make_json):
     b1 = with_context(make_json("a.json"), **CLEAN)
     b2 = with_context(make_json("b.json", seed=1), **dict(CLEAN, git_commit="c" * 40))
-    r = run("compare", b1, b2, with_context(make_json("c.json", seed=2), **CLEAN))
+    r = call("compare", b1, b2, with_context(make_json("c.json", seed=2), **CLEAN))
     assert "WARNING: the baselines are from different commits" in r.stdout
-    r = run("compare", b1, with_context(make_json("d.json", seed=3), **CLEAN), make_json("e.json", seed=4))
+    r = call("compare", b1, with_context(make_json("d.json", seed=3), **CLEAN), make_json("e.json", seed=4))
     assert "different commits" not in r.stdout
     # commits that differ outside what gpubench is built from (one bench_code): their spread is noise
     b1, b2 = (with_context(make_json(f"{n}.json", seed=i), **dict(CLEAN, git_commit=n * 40, bench_code="f00d"))
               for i, n in enumerate("fg"))
-    r = run("compare", b1, b2, with_context(make_json("h.json", seed=2), **CLEAN))
+    r = call("compare", b1, b2, with_context(make_json("h.json", seed=2), **CLEAN))
     assert "different commits" not in r.stdout
 
 
 def test_gpu_mismatch_is_warned(make_json):
-    r = run("compare", make_json("a.json"), make_json("b.json", gpu_name="NVIDIA A100-SXM4-80GB"))
+    r = call("compare", make_json("a.json"), make_json("b.json", gpu_name="NVIDIA A100-SXM4-80GB"))
     assert "WARNING: different GPUs" in r.stderr and "NVIDIA A100-SXM4-80GB" in r.stderr
     assert "WARNING: different GPUs" in r.stdout and "case: different GPU;" in r.stdout
-    assert "WARNING" not in run("compare", make_json("a.json"), make_json("c.json", seed=2)).stdout
+    assert "WARNING" not in call("compare", make_json("a.json"), make_json("c.json", seed=2)).stdout
 
 
 # --- listings and exit codes --------------------------------------------------------------------------------
@@ -251,14 +252,14 @@ def test_missing_benchmarks_fail_with_exit_3_unless_allowed(make_json):
 def test_missing_from_any_baseline_counts(make_json):
     """With several baselines, a benchmark that only one of them has is still missing from the contender."""
     gone = "sync/syncwarp/threads:64/blocks_per_sm:2"
-    r = run("compare", make_json("a.json", drop=[gone]), make_json("b.json", seed=1),
+    r = call("compare", make_json("a.json", drop=[gone]), make_json("b.json", seed=1),
             make_json("c.json", seed=2, drop=[gone]))
     assert r.returncode == 3 and listed(r.stdout, "Missing from contender") == [gone]
 
 
 def test_slower_wins_over_missing(make_json):
     gone = "sync/syncwarp/threads:64/blocks_per_sm:2"
-    r = run("compare", make_json("a.json", noise=QUIET),
+    r = call("compare", make_json("a.json", noise=QUIET),
             make_json("b.json", seed=1, noise=QUIET, drop=[gone], slow={SLOWED: 1.2}))
     assert r.returncode == 1 and listed(r.stdout, "Missing from contender") == [gone]
 
@@ -266,14 +267,14 @@ def test_slower_wins_over_missing(make_json):
 def test_contender_that_lost_everything_fails(make_json, write_json):
     """Issue 10 case 2: an empty contender listed 377 missing benchmarks and exited 0."""
     empty = write_json(json.dumps(dict(json.loads(make_json("b.json").read_text()), benchmarks=[])), "empty.json")
-    r = run("compare", make_json("a.json"), empty)
+    r = call("compare", make_json("a.json"), empty)
     assert r.returncode == 3 and len(listed(r.stdout, "Missing from contender")) == len(__import__("synth").benchmarks())
 
 
 def test_misspelt_metric_is_unusable_input(make_json):
     """Issue 10 case 1: --metric tmie on a 25 % slowdown gave an empty table, 'Regressions: none', exit 0."""
     base, cont = make_json("a.json"), make_json("b.json", seed=1, slow={SLOWED: 1.25})
-    r = run("compare", base, cont, "--metric", "tmie")
+    r = call("compare", base, cont, "--metric", "tmie")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "compare: error: --metric 'tmie'" in r.stderr and "cycles_per_request" in r.stderr
 
@@ -295,7 +296,7 @@ def test_nan_or_zero_time_is_unusable_not_a_change(make_json, write_json, bad):
 def test_old_barrier_names_compare_with_the_new(make_json):
     """Baselines from before the rename (syncthreads/...) compare with runs that write sync/syncthreads/...."""
     name = "sync/syncthreads/threads:256/blocks_per_sm:2"
-    r = run("compare", make_json("old.json", old_names=True, noise=QUIET),
+    r = call("compare", make_json("old.json", old_names=True, noise=QUIET),
             make_json("new.json", seed=1, noise=QUIET, slow={name: 1.3}))
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [name]
     assert listed(r.stdout, "Missing from contender") == [] and listed(r.stdout, "New in contender") == []
@@ -303,14 +304,14 @@ def test_old_barrier_names_compare_with_the_new(make_json):
 
 def test_skipped_benchmarks_are_listed_with_reasons(make_json):
     name = "sync/syncwarp/threads:1024/blocks_per_sm:2"
-    r = run("compare", make_json("a.json"), make_json("b.json", seed=1, skips={name: "does not fit"}))
+    r = call("compare", make_json("a.json"), make_json("b.json", seed=1, skips={name: "does not fit"}))
     assert r.returncode == 0
     assert r.stdout.split("Skipped, not compared (1):\n")[1].splitlines()[0] == f"  {name}: does not fit"
 
 
 def test_errored_benchmarks_are_listed_not_compared(make_json):
     name = "gemm/naive/m:4092/n:4092/k:4092"
-    r = run("compare", make_json("a.json"), make_json("b.json", errors={name: "timeout"}))
+    r = call("compare", make_json("a.json"), make_json("b.json", errors={name: "timeout"}))
     assert r.returncode == 0 and listed(r.stdout, "Errored, not compared") == [name]
     assert not any(l.startswith(name + " ") for l in r.stdout.splitlines())
 
@@ -321,11 +322,11 @@ def test_host_bound_benchmark_across_gpus_is_ambiguous(make_json):
     host = "link/h2d/pinned/ce/bytes:268435456"
     base = with_context(make_json("a.json", noise=QUIET), gpu_uuid="GPU-1")
     other = with_context(make_json("b.json", seed=1, noise=QUIET, slow={host: 1.2}), gpu_uuid="GPU-2")
-    r = run("compare", base, other, "--no-profile")
+    r = call("compare", base, other, "--no-profile")
     assert r.returncode == 0 and cells(r.stdout, host)[7] == "ambiguous", r.stdout
     assert f"{host}: host-bound" in r.stdout and listed(r.stdout, "Slower") == []
     same = with_context(make_json("c.json", seed=1, noise=QUIET, slow={host: 1.2}), gpu_uuid="GPU-1")
-    r = run("compare", base, same, "--no-profile")
+    r = call("compare", base, same, "--no-profile")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [host]
 
 
@@ -342,7 +343,7 @@ def test_summary_and_verdict_lists_come_before_the_table(make_json):
     apart on one benchmark lift its threshold: the max shows it while the median stays the floor."""
     name = "coalescing/read/hbm/stride:64"
     b1, b2 = make_json("b1.json", noise=QUIET), make_json("b2.json", seed=1, noise=QUIET, slow={name: 1.10})
-    r = run("compare", b1, b2, make_json("c.json", seed=2, noise=QUIET, slow={SLOWED: 1.10}))
+    r = call("compare", b1, b2, make_json("c.json", seed=2, noise=QUIET, slow={SLOWED: 1.10}))
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     at = lambda prefix: next(i for i, l in enumerate(lines) if l.startswith(prefix))
@@ -361,7 +362,7 @@ def test_markdown_lists_changed_rows_first(make_json):
     name = "gemm/smem/m:256/n:256/k:256"  # short: ambiguous
     base = make_json("a.json", noise=QUIET)
     cont = make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10, name: 1.10})
-    r = run("compare", base, cont, "--format", "markdown")
+    r = call("compare", base, cont, "--format", "markdown")
     assert r.returncode == 1
     rows = [l for l in r.stdout.splitlines() if l.startswith("| `")]
     assert rows[0].startswith(f"| `{SLOWED}` |") and "**slower**" in rows[0]
@@ -375,7 +376,7 @@ def test_json_has_every_verdict_with_its_numbers(make_json):
     gone = "sync/syncwarp/threads:64/blocks_per_sm:2"
     base = make_json("a.json", noise=QUIET)
     cont = make_json("b.json", seed=1, noise=QUIET, slow={SLOWED: 1.10, name: 1.10}, drop=[gone])
-    r = run("compare", base, cont, "--format", "json")
+    r = call("compare", base, cont, "--format", "json")
     assert r.returncode == 1  # the exit codes do not depend on the format
     doc = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
     assert doc["schema_version"] == 1 and doc["metric"] == "real_time" and doc["higher_is_better"] is False
@@ -390,5 +391,5 @@ def test_json_has_every_verdict_with_its_numbers(make_json):
     s = doc["summary"]
     assert s["counts"]["slower"] == 1 and sum(s["counts"].values()) == s["compared"] == len(by)
     assert s["threshold"] == {"median": noise.FLOOR, "p90": noise.FLOOR, "max": noise.FLOOR} and s["missing"] == [gone]
-    r = run("compare", base, make_json("c.json", seed=1, noise=QUIET, drop=[gone]), "--format", "json")
+    r = call("compare", base, make_json("c.json", seed=1, noise=QUIET, drop=[gone]), "--format", "json")
     assert r.returncode == 3 and json.loads(r.stdout)["summary"]["missing"] == [gone]

@@ -501,7 +501,7 @@ def same_gpu_runs(make_json, tmp_path):
                                     drop=[absent] if i else []), gpu_uuid="GPU-1", git_commit="a" * 40)
              for i in range(3)]
     prof = tmp_path / "runs" / "same_gpu_profile.json"
-    r = run("noise_profile", "--same-gpu", tmp_path / "runs", "-o", prof)
+    r = call("noise_profile", "--same-gpu", tmp_path / "runs", "-o", prof)
     assert r.returncode == 0, r.stderr
     return paths, prof, absent
 
@@ -517,42 +517,42 @@ def test_same_gpu_profile_replaces_the_floor_where_it_measured(make_json, same_g
     cont = with_context(make_json("cont.json", seed=1, noise=QUIET / 10, slow={HBM64: 1.06, SLOWED: 1.03}),
                         gpu_uuid="GPU-1", git_commit="a" * 40)
     for args in (("--profile", prof), ()):  # given, or found beside the baseline
-        r = run("compare", r0, cont, *args)
+        r = call("compare", r0, cont, *args)
         assert r.returncode == 1 and listed(r.stdout, "Slower") == [SLOWED], r.stdout
         assert f"noise profile: {prof} (same GPU GPU-1: the spread between 3 runs" in r.stdout
         assert cells(r.stdout, HBM64)[7] == "same" and float(cells(r.stdout, HBM64)[6].rstrip("%")) > 7
         assert cells(r.stdout, absent)[6] == f"{noise.FLOOR:.1%}*" and "*: the floor" in r.stdout
         assert sum(l.split()[-2].endswith("*") for l in r.stdout.splitlines() if l.endswith("  same")) == 1
-    r = run("compare", r0, cont, "--no-profile")
+    r = call("compare", r0, cont, "--no-profile")
     assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64]
 
 
 def test_same_gpu_profile_is_not_used_for_another_gpu(make_json, same_gpu_runs):
     (r0, _, _), prof, _ = same_gpu_runs
     cont = with_context(make_json("cont.json", seed=1, noise=QUIET), gpu_uuid="GPU-2", git_commit="a" * 40)
-    r = run("compare", r0, cont, "--profile", prof)
+    r = call("compare", r0, cont, "--profile", prof)
     assert r.returncode == 0 and "same-GPU profile: not used" in r.stdout and "(marked *)" not in r.stdout
     assert f"noise profile: {COMMITTED}" in r.stdout  # the model's profile, as without --profile
 
 
 def test_same_gpu_profile_bad_input(make_json, same_gpu_runs, tmp_path):
     (r0, r1, _), prof, _ = same_gpu_runs
-    one_line_exit_2(run("noise_profile", "--same-gpu", r0, with_context(make_json("x.json"), gpu_uuid="GPU-2"),
+    one_line_exit_2(call("noise_profile", "--same-gpu", r0, with_context(make_json("x.json"), gpu_uuid="GPU-2"),
                         "-o", tmp_path / "p.json"), "noise_profile: error:", "two runs of one commit")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"kind": "same-gpu", "gpu_name": H200, "metric": "real_time", "runs": [],
                                "by_gpu": {"GPU-1": {"runs": 2, "same_gpu_sigma": {HBM64: -1}, "same_gpu_range": {}}}}))
-    one_line_exit_2(run("compare", r0, r1, "--profile", bad), "compare: error:", "same_gpu_sigma", ">= 0")
+    one_line_exit_2(call("compare", r0, r1, "--profile", bad), "compare: error:", "same_gpu_sigma", ">= 0")
 
 
-def test_same_gpu_profile_from_the_one_committed_pair(tmp_path):
+def test_same_gpu_profile_from_the_one_committed_pair(tmp_path, committed_loads):
     """The only committed runs on one GPU (one gpu_uuid): a profile from two runs works, and compare says it is a
     rough guess. In sample: every change between the two lies within their own spread."""
     pair = [run_file(ROOT / "results" / "h200" / r) for r in ("20261201T005024Z", "20261201T005211Z")]
     out = tmp_path / "same_gpu.json"
-    r = run("noise_profile", "--same-gpu", *pair, "-o", out)
+    r = call("noise_profile", "--same-gpu", *pair, "-o", out)
     assert r.returncode == 0, r.stderr
     [entry] = json.loads(out.read_text())["by_gpu"].values()
     assert entry["runs"] == 2
-    r = run("compare", *pair, "--profile", out)
+    r = call("compare", *pair, "--profile", out)
     assert r.returncode == 0 and "a rough guess from 2 runs" in r.stdout and listed(r.stdout, "Slower") == []

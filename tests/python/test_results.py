@@ -26,10 +26,27 @@ def test_there_are_committed_results():
     assert len(RESULTS) >= 2, "the tests below need at least two committed runs"
 
 
-@pytest.mark.parametrize("path", RESULTS, ids=IDS)
-def test_every_picture_and_the_report_from_committed_results(path: Path, tmp_path, committed_loads):
+# The committed runs every picture script draws, in-process: together they take every line-to-line step of plots/
+# and gpubench/ that drawing and reporting all the runs takes (measured with a line tracer over the 37 runs of
+# 2026-12-02: 1883 steps; 20261201T005211Z alone takes 1774 of them; 20261130T180501Z adds 91 (the first full run's
+# latency plateaus, limits and edges), 20261201T020915Z/gpu0 14 (its hierarchy, links and report sections),
+# 20261130T223722Z/gpu1 3 (a link curve's edge) and 20261201T005024Z 1 (a latency plateau)). The other runs take
+# no step these do not, so drawing them too (about 15 CPU-s each) tests no code these do not; the newest run is
+# drawn too, and every run's families must be drawn in one of these (test_report_from_committed_results).
+PICTURE_RUNS = ["20261201T005211Z", "20261130T180501Z", "20261201T020915Z/gpu0", "20261130T223722Z/gpu1",
+                "20261201T005024Z"]
+DRAWN = list(dict.fromkeys([run_file(H200 / r) for r in PICTURE_RUNS] + [RESULTS[-1]]))
+
+
+def pictures(path):
+    """The picture scripts of the families with results in the run."""
     present = {r.fields["family"] for r in committed(path).ok()}
-    scripts = list(dict.fromkeys(p for f in families.FAMILIES if f.name in present for p in f.plots))
+    return list(dict.fromkeys(p for f in families.FAMILIES if f.name in present for p in f.plots))
+
+
+@pytest.mark.parametrize("path", DRAWN, ids=[str(p.parent.relative_to(ROOT)) for p in DRAWN])
+def test_every_picture_from_committed_results(path: Path, tmp_path, committed_loads):
+    scripts = pictures(path)
     assert scripts, "a committed run with no family that has a picture"
     # -o into tmp so the committed folder is left as it is
     for script in scripts:
@@ -37,6 +54,12 @@ def test_every_picture_and_the_report_from_committed_results(path: Path, tmp_pat
         r = call(script, path, "-o", out)
         assert r.returncode == 0 and "no picture written" not in r.stderr, r.stderr
         assert r.stdout == f"{script}: wrote {out}\n" and out.stat().st_size > 20000, f"{script}: {out.stat().st_size} bytes"
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=IDS)
+def test_report_from_committed_results(path: Path, tmp_path, committed_loads):
+    drawn = {s for p in DRAWN for s in pictures(p)}
+    assert set(pictures(path)) <= drawn, f"add {path.parent.relative_to(H200)} to PICTURE_RUNS: its pictures are drawn nowhere"
     r = call("report", path, "-o", tmp_path / "report.md")
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "report.md").read_text()
