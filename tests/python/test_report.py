@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import synth
-from conftest import PLOT_SCRIPTS, ROOT, run
+from conftest import PLOT_SCRIPTS, ROOT, call, run
 from gpubench import report as report_mod
 from gpubench.analysis.bounds import TENSOR_CORE_KERNELS
 from gpubench.suite_json import load, read_json
@@ -21,7 +21,8 @@ COMMITTED = [p for run_dir in ("20261201T070708Z", "20261201T005211Z", "20261201
 
 
 def report(path, *args):
-    r = run("report", path, *args)
+    """The report written (report.py's main() in-process; test_stdout_output runs the command line)."""
+    r = call("report", path, *args)
     assert r.returncode == 0, r.stderr
     out = args[args.index("-o") + 1] if "-o" in args else path.parent / "report.md"
     return out.read_text()
@@ -192,11 +193,11 @@ def test_pivoted_tables_with_the_measured_values(suite_file):
 def test_pictures_inline_with_their_family(make_json, tmp_path):
     path = make_json(subdir="run")
     assert "![" not in report(path)
-    assert run("stride", path).returncode == 0
+    assert call("stride", path).returncode == 0
     text = report(path)
     assert section(text, "## Coalescing").startswith("\n![stride.png](stride.png)\n") and text.count("![") == 1
     for script in PLOT_SCRIPTS:
-        assert run(script, path).returncode == 0
+        assert call(script, path).returncode == 0
     out = tmp_path / "docs" / "r.md"
     out.parent.mkdir()
     links = re.findall(r"!\[.*?\]\((.*?)\)", report(path, "-o", out))
