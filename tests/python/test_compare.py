@@ -13,6 +13,23 @@ SLOWED = "smem_banks/throughput/width:4/stride:32/pad:0"
 QUIET = 0.003  # repetitions' spread as on the committed H200 runs (0.01-0.5 %), so the contender is trusted
 
 
+def off_clock():
+    """Recorded benchmarks whose SM clock is more than 1 % under the run's highest (on the H200 the wgmma, HBM
+    energy and two GEMM points drew enough power to lower it): compare calls them ambiguous, noise or not."""
+    bs = __import__("synth").benchmarks()
+    clock = lambda c: c.get("sm_clock_min_mhz", c.get("sm_clock_mhz", (0,)))[0]
+    top = max(clock(c) for *_, c in bs)
+    return {n for n, _, _, c in bs if 0 < clock(c) < 0.99 * top}
+
+
+def assert_same_but_off_clock(stdout):
+    """Every benchmark same, but the off-clock ones, which are ambiguous for that reason alone."""
+    lines = stdout.splitlines()
+    ambiguous = {l.split()[0] for l in lines if l.endswith("  ambiguous")}
+    assert ambiguous == off_clock() and len(ambiguous) >= 1
+    assert sum(l.endswith("  same") for l in lines) == len(__import__("synth").benchmarks()) - len(ambiguous)
+
+
 def row(stdout, name):
     return next(l for l in stdout.splitlines() if l.split("  ")[0] == name)
 
@@ -54,7 +71,7 @@ def test_planted_slowdown_is_the_only_slower(make_json, shape):
 def test_noise_alone_flags_nothing(make_json):
     r = call("compare", make_json("a.json", seed=0), make_json("b.json", seed=7))
     assert r.returncode == 0 and listed(r.stdout, "Slower") == [] and listed(r.stdout, "Faster") == []
-    assert sum(l.endswith("  same") for l in r.stdout.splitlines()) == len(__import__("synth").benchmarks())
+    assert_same_but_off_clock(r.stdout)
 
 
 def test_improvement_is_faster_and_exit_0(make_json):
@@ -201,7 +218,7 @@ def test_case_line(make_json, base_ctx, cont_ctx, case):
     r = call("compare", base, cont)
     # one synthetic run drawn twice (seeds 0 and 1): every benchmark same, whatever the case
     assert r.returncode == 0, r.stdout + r.stderr
-    assert sum(l.endswith("  same") for l in r.stdout.splitlines()) == len(__import__("synth").benchmarks())
+    assert_same_but_off_clock(r.stdout)
     assert case in r.stdout.splitlines()
     baseline = next(l for l in r.stdout.splitlines() if l.startswith("baseline:  "))
     assert baseline.endswith(case.removeprefix("case: ").replace(";", ","))
@@ -367,8 +384,10 @@ def test_markdown_lists_changed_rows_first(make_json):
     rows = [l for l in r.stdout.splitlines() if l.startswith("| `")]
     assert rows[0].startswith(f"| `{SLOWED}` |") and "**slower**" in rows[0]
     assert rows[1].startswith(f"| `{name}` |") and "ambiguous (short)" in rows[1] and "launch under 100 µs" in rows[1]
-    assert len(rows) == len(__import__("synth").benchmarks()) and all("| same |" in l for l in rows[2:])
-    assert r.stdout.index(rows[1]) < r.stdout.index(" same</summary>") < r.stdout.index(rows[2])  # same rows folded
+    k = 2 + len(off_clock())  # then the off-clock ones, ambiguous, still before the same rows
+    assert all("ambiguous" in l for l in rows[2:k])
+    assert len(rows) == len(__import__("synth").benchmarks()) and all("| same |" in l for l in rows[k:])
+    assert r.stdout.index(rows[k - 1]) < r.stdout.index(" same</summary>") < r.stdout.index(rows[k])  # same rows folded
 
 
 def test_json_has_every_verdict_with_its_numbers(make_json):
