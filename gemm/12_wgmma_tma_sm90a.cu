@@ -22,6 +22,7 @@
 #include <string>
 
 #include "gemm/12_wgmma_tma.cuh"
+#include "gemm/tc_sm90a.cuh"
 #include "gemm/tc_tile.cuh"
 #include "harness/device_info.cuh"
 
@@ -36,48 +37,13 @@ static_assert(kWgmmaDynSmemBytes == size_t(kWgmmaStages) * kStageBytesTma + 1024
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits
-// 0-13), leading byte offset >> 4 (16-29; unused for K-major 128-byte swizzle, 1 by convention), stride byte
-// offset >> 4 (32-45: 1024, from one 8-row group to the next), swizzle mode (62-63: 1 = 128 bytes).
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr) {
-  return uint64_t((addr & 0x3FFFF) >> 4) | uint64_t(1) << 16 | uint64_t(1024 >> 4) << 32 | uint64_t(1) << 62;
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
-// Waits for the phase of parity `parity` to complete, or until %globaltimer passes deadline.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity, long long deadline) {
-  while (!mbar_try_wait(bar, parity))
-    if (global_ns() > deadline) return;
-}
-
-// One 128 x 64 tile (box) at (k0, row0) of the map into shared memory at dst, completing on mbarrier bar.
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, int k0, int row0, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(k0), "r"(row0), "r"(bar)
-      : "memory");
-}
+// The descriptors, mbarriers with bounded waits and TMA tile loads of gemm/tc_sm90a.cuh (kernels 12-15 share
+// them); this step's own piece is the m64n128 wgmma below.
+using sm90::mbar_expect_tx;
+using sm90::mbar_init;
+using sm90::mbar_wait;
+using sm90::smem_desc;
+using sm90::tma_load;
 
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kAccRegs], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
@@ -141,7 +107,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // the inits visible to TMA
   }
   __syncthreads();
-  const long long deadline = global_ns() + 1000000000ll;  // 1 s for the block; a correct one needs < 10 ms
+  const long long deadline = global_ns() + sm90::kWaitBudgetNs;  // for the block; a correct one needs < 10 ms
   if (threadIdx.x == 0)
     for (int t = 0; t < kWgmmaStages && t < tiles; ++t) load(t);
   float d[kAccRegs];
@@ -165,35 +131,6 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
 #endif
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || p == nullptr)
-      throw CudaError("cuTensorMapEncodeTiled: not found in the driver (needs a CUDA 12.0+ driver)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
-// A K-major BF16 matrix of `rows` rows of K as 128 x 64 boxes (128 rows of 128 bytes), 128-byte swizzle,
-// zeros outside.
-CUtensorMap tile_map(const bf16* X, int rows, int K) {
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
-  const cuuint64_t pitch[1] = {cuuint64_t(K) * sizeof(bf16)};
-  const cuuint32_t box[2] = {BK, BM};
-  const cuuint32_t step[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(X), dims, pitch, box, step,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw CudaError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for " + std::to_string(rows) +
-                    " rows of K = " + std::to_string(K));
-  return map;
-}
-
 }  // namespace
 
 void prepare_wgmma_tma() {
@@ -210,7 +147,7 @@ void launch_wgmma_tma(const TcGemm& g) {
     return;
   }
   prepare_wgmma_tma();
-  const CUtensorMap a = tile_map(g.A, g.M, g.K), b = tile_map(g.B, g.N, g.K);
+  const CUtensorMap a = sm90::tile_map(g.A, g.M, g.K, BM), b = sm90::tile_map(g.B, g.N, g.K, BN);  // 128 x 64 boxes
   const dim3 grid((g.M + BM - 1) / BM, (g.N + BN - 1) / BN);
   wgmma_tma_kernel<<<grid, kWgmmaThreads, kWgmmaDynSmemBytes>>>(g, a, b);
   CUDA_CHECK_LAUNCH("wgmma_tma_kernel");

@@ -1,7 +1,6 @@
 // Hopper pieces of the warp-specialized steps of the BF16 ladder (kernels 13, 14; included by *_sm90a.cu files
 // only): mbarriers with bounded waits, TMA tile loads, wgmma shared-memory descriptors, wgmma m64n256k16, the
-// accumulator store, and the host's tensor maps. Kernel 12 (gemm/12_wgmma_tma_sm90a.cu) keeps its own copies
-// of the same rules (it predates this header).
+// accumulator store, and the host's tensor maps; kernel 12 (gemm/12_wgmma_tma_sm90a.cu) uses them too.
 #pragma once
 #include <cuda.h>
 #include <cudaTypedefs.h>
