@@ -274,15 +274,7 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
 
 // ldmatrix: named smem_banks/ldmatrix/... (issue 29), so planned under that family's name.
 void plan_ldmatrix(Planner& pl) {
-  for (model::LdLayout layout : {model::LdLayout::padded, model::LdLayout::swizzled, model::LdLayout::conflicted})
-    for (int x : {1, 2, 4})
-      for (bool trans : {false, true}) {
-        LdPlan p;
-        p.layout = layout;
-        p.matrices = x;
-        p.trans = trans;
-        add_ldmatrix(pl, p);
-      }
+  for (const LdPlan& p : ldmatrix_configs()) add_ldmatrix(pl, p);
 }
 
 void plan(Planner& pl) {

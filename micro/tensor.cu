@@ -365,6 +365,20 @@ uint32_t expected_ldmatrix_sum(const LdPlan& p, int lane) {
   return per_iter * static_cast<uint32_t>(p.iters);
 }
 
+std::vector<LdPlan> ldmatrix_configs() {
+  std::vector<LdPlan> v;
+  for (model::LdLayout layout : {model::LdLayout::padded, model::LdLayout::swizzled, model::LdLayout::conflicted})
+    for (int x : {1, 2, 4})
+      for (bool trans : {false, true}) {
+        LdPlan p;
+        p.layout = layout;
+        p.matrices = x;
+        p.trans = trans;
+        v.push_back(p);
+      }
+  return v;
+}
+
 Residency ldmatrix_residency(const LdPlan& p) { return compiled_residency(ldmatrix_kernel_of(p), kLdThreads, 0); }
 
 std::string compiled_out(const LdPlan& p) { return compiled_out_reason(ldmatrix_kernel_of(p), 750, "ldmatrix"); }

@@ -80,6 +80,9 @@ void launch_ldmatrix(const LdPlan& p, uint32_t* sums, ClockSpan* spans, cudaStre
 // What thread `lane` of any warp sums.
 uint32_t expected_ldmatrix_sum(const LdPlan& p, int lane);
 Residency ldmatrix_residency(const LdPlan& p);
+// Every ldmatrix configuration the suite runs (layout x .x1/.x2/.x4 x .trans), one block and iteration each:
+// the benchmarks' plan and the GPU test walk the same list.
+std::vector<LdPlan> ldmatrix_configs();
 // The same question for the ldmatrix kernel of p (ldmatrix: sm_75 or later).
 std::string compiled_out(const LdPlan& p);
 

@@ -100,24 +100,18 @@ TEST(Tensor, MmaLatencyIsPlausible) {
 
 TEST(Tensor, LdmatrixSumsMatchHost) {
   REQUIRE_GPU();
-  for (model::LdLayout layout : {model::LdLayout::padded, model::LdLayout::swizzled, model::LdLayout::conflicted})
-    for (int x : {1, 2, 4})
-      for (bool trans : {false, true}) {
-        LdPlan p;
-        p.layout = layout;
-        p.matrices = x;
-        p.trans = trans;
-        p.blocks = 2;
-        p.iters = 3;
-        if (const std::string why = compiled_out(p); !why.empty()) GTEST_SKIP() << why;
-        DeviceBuffer<uint32_t> sums(p.blocks * kLdThreads);
-        DeviceBuffer<ClockSpan> spans(p.blocks);
-        launch_ldmatrix(p, sums.data(), spans.data());
-        const std::vector<uint32_t> got = sums.download();
-        for (size_t t = 0; t < got.size(); ++t)
-          ASSERT_EQ(got[t], expected_ldmatrix_sum(p, static_cast<int>(t % 32)))
-              << "x" << x << " trans " << trans << " layout " << static_cast<int>(layout) << " thread " << t;
-      }
+  for (LdPlan p : ldmatrix_configs()) {
+    p.blocks = 2;
+    p.iters = 3;
+    if (const std::string why = compiled_out(p); !why.empty()) GTEST_SKIP() << why;
+    DeviceBuffer<uint32_t> sums(p.blocks * kLdThreads);
+    DeviceBuffer<ClockSpan> spans(p.blocks);
+    launch_ldmatrix(p, sums.data(), spans.data());
+    const std::vector<uint32_t> got = sums.download();
+    for (size_t t = 0; t < got.size(); ++t)
+      ASSERT_EQ(got[t], expected_ldmatrix_sum(p, static_cast<int>(t % 32)))
+          << "x" << p.matrices << " trans " << p.trans << " layout " << static_cast<int>(p.layout) << " thread " << t;
+  }
 }
 
 // .trans must change what a lane holds (else the sums could not tell a missing .trans).
