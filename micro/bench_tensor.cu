@@ -72,6 +72,16 @@ const char* layout_name(model::LdLayout l) {
   return l == model::LdLayout::padded ? "padded" : l == model::LdLayout::swizzled ? "swizzled" : "conflicted";
 }
 
+// The launch takes the compiled kernel's registers and resident blocks (Planner::residency); false, with the
+// benchmark skipped for check_launch's reason, when not one block fits on an SM.
+bool resident(Planner& pl, const std::string& name, Launch& l, const Residency& r) {
+  l.regs_per_thread = r.regs_per_thread;
+  l.blocks_per_sm = r.blocks_per_sm;
+  if (l.blocks_per_sm >= 1) return true;
+  pl.skip(name, check_launch(pl.facts(), l));
+  return false;
+}
+
 void add_ldmatrix(Planner& pl, LdPlan p) {
   const DeviceFacts& f = pl.facts();
   const std::string name = "smem_banks/ldmatrix/x:" + std::to_string(p.matrices) + "/trans:" + std::to_string(p.trans ? 1 : 0) +
@@ -82,12 +92,7 @@ void add_ldmatrix(Planner& pl, LdPlan p) {
   const int planned_regs = 56;              // nvcc 13.0, sm_90: 28 (x1) to 51 (x4)
   const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kLdThreads, l.smem_per_block, planned_regs)},
                                    [p] { return ldmatrix_residency(p); });
-  l.regs_per_thread = r.regs_per_thread;
-  l.blocks_per_sm = r.blocks_per_sm;
-  if (l.blocks_per_sm < 1) {
-    pl.skip(name, check_launch(f, l));
-    return;
-  }
+  if (!resident(pl, name, l, r)) return;
   const int wavefronts = model::ldmatrix_wavefronts(p.layout, p.matrices);
   const int warps_per_sm = l.blocks_per_sm * kLdThreads / 32;
   p.blocks = f.sm_count * l.blocks_per_sm;
@@ -176,12 +181,7 @@ void add_mma(Planner& pl, Dtype t) {
     l.threads = kMmaThreads;
     const int planned_regs = 56;  // nvcc 13.0, sm_90: 48 to 56
     const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kMmaThreads, 0, planned_regs)}, [t] { return mma_residency(t); });
-    l.regs_per_thread = r.regs_per_thread;
-    l.blocks_per_sm = r.blocks_per_sm;
-    if (l.blocks_per_sm < 1) {
-      pl.skip(name, check_launch(f, l));
-      continue;
-    }
+    if (!resident(pl, name, l, r)) continue;
     const int blocks = f.sm_count * l.blocks_per_sm;
     const int iters = std::max(1, static_cast<int>(kMmaPerSm / (l.blocks_per_sm * kMmaThreads / 32 * kMmaChains)));
     l.blocks = blocks;
@@ -247,12 +247,7 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
     const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: SS 154, 90, 58; RS 158, 94, 62
     const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kWgmmaThreads, l.smem_per_block, planned_regs)},
                                      [t, n, rs] { return wgmma_residency(t, n, rs); });
-    l.regs_per_thread = r.regs_per_thread;
-    l.blocks_per_sm = r.blocks_per_sm;
-    if (l.blocks_per_sm < 1) {
-      pl.skip(name, check_launch(f, l));
-      continue;
-    }
+    if (!resident(pl, name, l, r)) continue;
     const int blocks = f.sm_count * l.blocks_per_sm;
     const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (wgmma_flops(t, n) * kWgmmaUnroll * l.blocks_per_sm)));
     l.blocks = blocks;
