@@ -56,7 +56,8 @@ FAMILIES = (
            quick="((ld_st/l2/bandwidth/tile:16384|cp_async/l2/bandwidth/bytes:16/stages:4|tma/l2/bandwidth/kind:bulk/copy:16384"
                  "|tma/l2/bandwidth/kind:tensor/elem:2/box:64x64/swizzle:128)/|(ld_st|cp_async)/l2/latency/bytes:16/"
                  "|tma/l2/latency/kind:bulk/bytes:16/|tma/l2/bandwidth/kind:multicast/cluster_size:2/)",
-           ncu="tma/l2/bandwidth/kind:(multicast|unicast)/"),
+           ncu="((ld_st|cp_async)/(l2|hbm)/bandwidth/(tile:16384|bytes:16/stages:2)|tma/(l2|hbm)/bandwidth/kind:(bulk/copy:65536"
+               "|tensor/elem:4/box:32x256/swizzle:none|multicast|unicast))/", ncu_section="async_copies"),
     Family("dsm", ("kind", "op"), plots=("dsm",),
            sections=("dsm_bandwidth", "dsm_latency", "cluster_barrier", "tma_multicast"), quick="(latency/target:remote|bandwidth/read/cluster_size:2/)"),
 )

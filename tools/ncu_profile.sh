@@ -33,6 +33,7 @@ smsp__inst_executed_pipe_fma.sum
 smsp__inst_executed_pipe_lsu.sum
 smsp__inst_executed_pipe_alu.sum
 smsp__issue_active.sum
+lts__throughput.avg.pct_of_peak_sustained_elapsed
 EOF2
 )
 "$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"

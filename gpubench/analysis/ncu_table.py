@@ -208,6 +208,43 @@ def ceiling(pairs, tally):
                                "L2 hit %", "DRAM read (MB)", "DRAM written (MB)", "level confirmed"], rows))
 
 
+L2_PEAK_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"  # profiled since issue 29; older ncu.csv lack it
+
+
+def model_l2_bytes(r):
+    """The L2 bytes a launch of an async benchmark reads, by the model: a TMA multicast tile is read from L2
+    once per cluster (l2_read_bytes_per_second, the bytes delivered / C), every other copy once per block
+    (the plan's bytes_per_launch, or the bytes delivered)."""
+    t = r.get(suite_json.TIME)
+    if r.has("l2_read_bytes_per_second"):
+        return r.get("l2_read_bytes_per_second") * t
+    return r.get("bytes_per_launch", r.get("bytes_per_second") * t)
+
+
+UNICAST_REASON = ("TMA unicast: the C blocks of a cluster copy the same tile at about the same time and ncu "
+                  "counts fewer L2 sectors than the bytes delivered (requests merged before L2); the model "
+                  "counts every copy")
+
+
+def async_copies(pairs, tally):
+    rows = []
+    for r, g in pairs:
+        model, measured = model_l2_bytes(r), g.get(L2_FROM_L1, float("nan")) * 32
+        delivered = r.get("bytes_per_second") * r.get(suite_json.TIME)
+        unicast = r.fields.get("kind") == "unicast"
+        what, why = (("TMA unicast L2 bytes", UNICAST_REASON) if unicast
+                     else ("async-copy L2 bytes", "see the async-copy table"))
+        rows.append([r.name, _fmt(delivered / 1e6, 4), _fmt(model / 1e6, 4), _fmt(measured / 1e6, 4),
+                     tally(_agree(model, measured), what, why), _fmt(_div(measured, delivered)),
+                     _fmt(g.get(DRAM_RD, float("nan")) / 1e6, 4), _fmt(g.get(L2_PEAK_PCT, float("nan")))])
+    return (["## Asynchronous copies: L2 bytes read per launch", "",
+             f"Bytes delivered: the run's `bytes_per_second` × its median time per launch. The model's L2 bytes: the "
+             f"bytes delivered, divided by the cluster size for TMA multicast. ncu: `{L2_FROM_L1}` × 32 B (TMA and "
+             f"cp.async requests count there too), `{DRAM_RD}`, `{L2_PEAK_PCT}`.", ""]
+            + tables.markdown(["benchmark", "delivered (MB)", "model L2 read (MB)", "ncu L2 read (MB)", "agree",
+                               "ncu L2 read / delivered", "DRAM read (MB)", "L2 % of peak"], rows))
+
+
 class GemmColumn(NamedTuple):
     title: str
     model: object   # record -> the model's value, or None: ncu only

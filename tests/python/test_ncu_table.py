@@ -177,3 +177,24 @@ def test_tally_names_what_disagrees():
     t("yes", "a", "ra"), t("**no**", "b", "why b"), t("n/a", "c", "rc"), t("**no**", "b", "why b")
     assert (t.agree, t.total) == (1, 3)
     assert t.summary().endswith("on 1 of 3 compared patterns. They disagree on: b × 2 (why b).")
+
+
+MODERN = "results/h200/20261202T075839Z"  # the first --ncu run with the async family (issue 29)
+
+
+def test_async_copies_l2_bytes_against_the_model(tmp_path):
+    """TMA multicast reads each tile from L2 once per cluster: the model's bytes delivered / C agree with ncu's
+    L2 sectors at every cluster size; unicast copies by the blocks of a cluster reach L2 partly merged, so
+    ncu counts fewer bytes than delivered and the line names that kind with its reason."""
+    out = tmp_path / "ncu.md"
+    r = run("ncu_table", f"{MODERN}/ncu.csv", f"{MODERN}/ncu_order.txt", f"{MODERN}/benchmarks.json.gz", "-o", out)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    part = text.split("## Asynchronous copies", 1)[1].split("\n## ", 1)[0]
+    rows = {c[0]: c[1:] for c in ([x.strip() for x in l.strip("|").split("|")] for l in part.splitlines())
+            if c[0].startswith("async/")}
+    for size in (2, 4, 8):
+        mc = rows[f"async/tma/l2/bandwidth/kind:multicast/cluster_size:{size}"]
+        assert mc[3] == "yes" and float(mc[4]) == pytest.approx(1 / size, rel=0.02)
+        assert rows[f"async/tma/l2/bandwidth/kind:unicast/cluster_size:{size}"][3] == "**no**"
+    assert "TMA unicast L2 bytes × 3 (TMA unicast: the C blocks" in text.splitlines()[2]
