@@ -17,10 +17,7 @@ using namespace mh;
 using namespace mh::tensor;
 
 constexpr double kLdWavefrontsPerSm = 1 << 21;       // ~1 ms at one wavefront per clock
-constexpr double kMmaPerSm = 1 << 20;                // mma.sync per SM per launch: ~1 ms for bf16 on an H200
-constexpr double kWgmmaFlopsPerSm = 8.0 * (1 << 30);  // ~1 ms at 4096 FLOP/clk at ~2 GHz (bf16; fp8 half that)
 constexpr int kLatencySteps = 4096;                   // dependent mma of the latency chain
-constexpr uint32_t kSeedA = 0xa11ce, kSeedB = 0xb0b;
 const Dtype kDtypes[] = {Dtype::fp16, Dtype::bf16, Dtype::tf32, Dtype::int8, Dtype::fp8_e4m3};
 
 // The counters every throughput form reports: `per_launch` FLOP (or bytes) at the kernel's own clock.
@@ -154,22 +151,10 @@ void mma_latency(benchmark::State& st, Dtype t) {
   st.counters["cycles"] = value(static_cast<double>(spans.download()[0].cycles) / kLatencySteps);
 }
 
-// Why mma.sync of type t is not measured on f ("" when it is).
-std::string mma_skip_reason(const DeviceFacts& f, Dtype t) {
-  const MmaShape sh = mma_shape(t);
-  if (f.arch() < sh.min_arch)
-    return std::string("mma.sync m16n8k") + std::to_string(sh.k) + " " + dtype_name(t) + " needs sm_" +
-           std::to_string(sh.min_arch / 10) + "; this GPU is sm_" + std::to_string(f.arch() / 10);
-  if (t == Dtype::fp8_e4m3 && f.arch() == 900)
-    return "sm_90 has no fp8 mma.sync: ptxas emulates it (F2FP unpack to fp16, HMMA into zero, FADD into the "
-           "accumulator) and merges the chains' identical products, so it is no tensor-core rate (wgmma is sm_90's fp8 path)";
-  return "";
-}
-
 void add_mma(Planner& pl, Dtype t) {
   const DeviceFacts& f = pl.facts();
   const std::string base = std::string("tensor/mma/") + dtype_name(t);
-  const std::string why = mma_skip_reason(f, t);
+  const std::string why = mma_unsupported(f.arch(), t);
   const MmaShape sh = mma_shape(t);
   for (Data data : {Data::zero, Data::random}) {
     const std::string name = base + "/throughput/data:" + data_name(data);
@@ -179,11 +164,10 @@ void add_mma(Planner& pl, Dtype t) {
     }
     Launch l;
     l.threads = kMmaThreads;
-    const int planned_regs = 56;  // nvcc 13.0, sm_90: 48 to 56
-    const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kMmaThreads, 0, planned_regs)}, [t] { return mma_residency(t); });
+    const Residency r = pl.residency({kMmaPlannedRegs, blocks_per_sm(f, kMmaThreads, 0, kMmaPlannedRegs)}, [t] { return mma_residency(t); });
     if (!resident(pl, name, l, r)) continue;
     const int blocks = f.sm_count * l.blocks_per_sm;
-    const int iters = std::max(1, static_cast<int>(kMmaPerSm / (l.blocks_per_sm * kMmaThreads / 32 * kMmaChains)));
+    const int iters = mma_iters(l.blocks_per_sm);
     l.blocks = blocks;
     l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4096;
     l.note = std::to_string(kMmaChains) + " chains x " + std::to_string(iters) + " mma per warp";
@@ -237,19 +221,19 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
   for (Data data : {Data::zero, Data::random}) {
     const std::string name = std::string("tensor/wgmma/") + dtype_name(t) + (rs ? "/rs" : "/ss") + "/n:" + std::to_string(n) +
                              "/data:" + data_name(data);
-    if (f.arch() != 900) {
-      pl.skip(name, "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(f.arch() / 10));
+    if (const std::string why = wgmma_unsupported(f.arch()); !why.empty()) {
+      pl.skip(name, why);
       continue;
     }
     Launch l;
     l.threads = kWgmmaThreads;
-    l.smem_per_block = (rs ? n : 64 + n) * 32;
-    const int planned_regs = n == 256 ? 160 : n == 128 ? 96 : 64;  // nvcc 13.0: SS 154, 90, 58; RS 158, 94, 62
+    l.smem_per_block = wgmma_smem_bytes(n, rs);
+    const int planned_regs = wgmma_planned_regs(n);
     const Residency r = pl.residency({planned_regs, blocks_per_sm(f, kWgmmaThreads, l.smem_per_block, planned_regs)},
                                      [t, n, rs] { return wgmma_residency(t, n, rs); });
     if (!resident(pl, name, l, r)) continue;
     const int blocks = f.sm_count * l.blocks_per_sm;
-    const int iters = std::max(1, static_cast<int>(kWgmmaFlopsPerSm / (wgmma_flops(t, n) * kWgmmaUnroll * l.blocks_per_sm)));
+    const int iters = wgmma_iters(t, n, l.blocks_per_sm);
     l.blocks = blocks;
     l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 32 * (64 + n);
     l.note = std::string(rs ? "A in registers, " : "") + "one warpgroup per block, " + std::to_string(iters) + " x " +
@@ -260,7 +244,7 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
     // Shared-memory operand bytes each wgmma reads (A if SS, and B; 32 bytes of K a row) per clock at peak:
     // above 128 B/clk/SM (shared memory's wavefront rate) the form cannot reach the peak unless the tensor
     // cores read shared memory faster than the LSU path.
-    const double peak = model::hopper_dense_per_clock_per_sm(elem_bytes(t)), operand_bytes = (rs ? n : 64 + n) * 32.0;
+    const double peak = model::hopper_dense_per_clock_per_sm(elem_bytes(t)), operand_bytes = wgmma_smem_bytes(n, rs);
     pl.predict(name, {{"flops_per_instruction", wgmma_flops(t, n)},
                       {"peak_flops_per_clock_per_sm", peak},
                       {"smem_bytes_per_clock_at_peak", operand_bytes * peak / wgmma_flops(t, n)}});

@@ -338,6 +338,21 @@ void launch_mma(Dtype t, bool latency, const uint8_t* a, const uint8_t* b, int b
 
 Residency mma_residency(Dtype t) { return compiled_residency(mma_kernel_of<kMmaChains>(t), kMmaThreads, 0); }
 
+std::string mma_unsupported(int arch, Dtype t) {
+  const MmaShape sh = shape_of(t);
+  if (arch < sh.min_arch)
+    return std::string("mma.sync m16n8k") + std::to_string(sh.k) + " " + dtype_name(t) + " needs sm_" +
+           std::to_string(sh.min_arch / 10) + "; this GPU is sm_" + std::to_string(arch / 10);
+  if (t == Dtype::fp8_e4m3 && arch == 900)
+    return "sm_90 has no fp8 mma.sync: ptxas emulates it (F2FP unpack to fp16, HMMA into zero, FADD into the "
+           "accumulator) and merges the chains' identical products, so it is no tensor-core rate (wgmma is sm_90's fp8 path)";
+  return "";
+}
+
+std::string wgmma_unsupported(int arch) {
+  return arch == 900 ? "" : "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(arch / 10);
+}
+
 std::string compiled_out(Dtype t) {
   const MmaShape sh = shape_of(t);
   const std::string what = std::string("mma.sync m16n8k") + std::to_string(sh.k) + " " + dtype_name(t);

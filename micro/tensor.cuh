@@ -5,6 +5,7 @@
 // Every kernel's result is checked against the host: ldmatrix's per-thread sums of what it loaded; the
 // accumulators of one mma fragment / wgmma tile against the host's product of the same operands.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ int elem_bytes(Dtype t);          // 2 2 4 1 1
 std::vector<uint8_t> make_matrix(Dtype t, Data d, int rows, int cols, uint32_t seed);
 // The value of element i of such a matrix.
 double element_value(Dtype t, const std::vector<uint8_t>& m, size_t i);
+
+// The operands' seeds (A, B) of the tensor family's launches and the energy family's.
+constexpr uint32_t kSeedA = 0xa11ce, kSeedB = 0xb0b;
 
 // Empty when `got` (rows x cols, row-major; int32 bits for int8, else float bits) equals `steps` times the
 // host product a (rows x k) times b (k x cols, row-major): exactly for int8 (mod 2^32), for floats within
@@ -56,6 +60,15 @@ void launch_mma(Dtype t, bool latency, const uint8_t* a, const uint8_t* b, int b
                 uint32_t* d, ClockSpan* spans, cudaStream_t s = nullptr);
 // Registers and resident blocks of kMmaThreads per SM of the throughput kernel, compiled.
 Residency mma_residency(Dtype t);
+// Its registers per thread for a plan without a GPU (--plan-for): nvcc 13.0, sm_90: 48 to 56.
+constexpr int kMmaPlannedRegs = 56;
+// Iterations of a throughput launch with blocks_per_sm blocks on every SM: 2^20 mma.sync per SM, ~1 ms for
+// bf16 on an H200 (tensor/mma/... and energy/mma/... run the same launch).
+inline int mma_iters(int blocks_per_sm) {
+  return std::max(1, static_cast<int>(double(1 << 20) / (blocks_per_sm * kMmaThreads / 32 * kMmaChains)));
+}
+// Why mma.sync of type t is not measured on a GPU of `arch` (as __CUDA_ARCH__), "" when it is.
+std::string mma_unsupported(int arch, Dtype t);
 // Empty when this build's loaded code of the throughput and latency kernels of type t has mma.sync of t
 // (mma_shape(t).min_arch or later); else why not (a build for an older architecture than the GPU's runs
 // JIT-compiled PTX with the instruction compiled out). Tests and benchmarks ask before every launch.
@@ -99,6 +112,17 @@ inline double wgmma_flops(Dtype t, int n) { return 2.0 * 64 * n * wgmma_k(t); }
 void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, int blocks, int iters, uint32_t* d,
                   ClockSpan* spans, cudaStream_t s = nullptr);
 Residency wgmma_residency(Dtype t, int n, bool rs);
+// For a plan without a GPU: registers per thread (nvcc 13.0: SS 154, 90, 58; RS 158, 94, 62 for N 256, 128,
+// 64) and the kernel's static shared tiles (A if SS, and B: 32 bytes of K a row).
+inline int wgmma_planned_regs(int n) { return n == 256 ? 160 : n == 128 ? 96 : 64; }
+inline int wgmma_smem_bytes(int n, bool rs) { return (rs ? n : 64 + n) * 32; }
+// Iterations of a throughput launch with blocks_per_sm blocks on every SM: 8 GFLOP per SM, ~1 ms at 4096
+// FLOP/clk at ~2 GHz (bf16; fp8 half that). tensor/wgmma/... and energy/wgmma/... run the same launch.
+inline int wgmma_iters(Dtype t, int n, int blocks_per_sm) {
+  return std::max(1, static_cast<int>(8.0 * (1 << 30) / (wgmma_flops(t, n) * kWgmmaUnroll * blocks_per_sm)));
+}
+// Why wgmma is not measured on a GPU of `arch`, "" when it is (sm_90 alone: the sm_90a build).
+std::string wgmma_unsupported(int arch);
 // The same question for a wgmma form (a supported one): empty on an sm_90 GPU, whose code is micro/tensor_sm90a.cu's
 // sm_90a build; elsewhere the reason (also without a GPU query that would fail: no image for that GPU).
 std::string compiled_out(Dtype t, int n, bool rs);

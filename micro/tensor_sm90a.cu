@@ -254,9 +254,7 @@ void launch_wgmma(Dtype t, int n, bool rs, const uint8_t* a, const uint8_t* b, i
 Residency wgmma_residency(Dtype t, int n, bool rs) { return compiled_residency(wgmma_kernel_of(t, n, rs), kWgmmaThreads, 0); }
 
 std::string compiled_out(Dtype t, int n, bool rs) {
-  const int arch = current_device_facts().arch();
-  if (arch != 900)
-    return "wgmma needs sm_90a code on an sm_90 GPU (H100/H200); this GPU is sm_" + std::to_string(arch / 10);
+  if (std::string why = wgmma_unsupported(current_device_facts().arch()); !why.empty()) return why;
   return compiled_out_reason(wgmma_kernel_of(t, n, rs), 900, "wgmma");
 }
 
