@@ -46,7 +46,7 @@ FAMILIES = (
            quick="syncthreads/threads:(32|256|1024)/", old=("syncthreads", "syncwarp", "named_barrier")),
     Family("tensor", ("kind", "dtype", "mode"), plots=("tensor", "tc_ladder"), sections=("tensor_cores", "tensor_latency"),
            quick="(mma/bf16/|wgmma/bf16/ss/n:256/data:random)"),
-    Family("energy", ("op", "level"), plots=("energy",), sections=("energy",), quick="fma/data:random/", host_bound="copy/"),
+    Family("energy", ("op", "level"), plots=("energy",), sections=("energy", "energy_by_level"), quick="fma/data:random/", host_bound="copy/"),
     Family("issue", ("kind",), sections=("issue_rates",), quick="(ffma|mix/ffma:64/lds:3/width:16)/warps:8/"),
     Family("gemm", ("kernel",), plots=("gemm", "roofline", "ladder"),
            sections=("gemm", "gemm_bounds", "gemm_ladder", "tc_gemm_ladder"),

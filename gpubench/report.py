@@ -18,6 +18,7 @@ import sys
 
 from gpubench import families, suite_json, tables
 from gpubench.analysis import bounds, copies, hierarchy, ladder, latency_levels, limits, tensor_core
+from gpubench.analysis import energy as energy_levels
 from gpubench.tables import MISSING, human_bytes, num, pivot
 
 PROG = "report"
@@ -82,15 +83,6 @@ ENERGY_OF = {"ceiling/read/l1": "energy/read/l1", "ceiling/read/l2": "energy/rea
              "ceiling/fma": "energy/fma/data:random"}
 
 
-def energy_pj(r, above_idle=True):
-    """A record's energy per byte (or per FLOP) in picojoules, above idle or in total; None when it has none."""
-    tail = "_above_idle" if above_idle else ""
-    for c in ("joules_per_byte" + tail, "joules_per_flop" + tail):
-        if r.has(c):
-            return r.get(c) * 1e12
-    return None
-
-
 def ceiling(suite):
     columns = [("ceiling", lambda r: r.name.split("/", 1)[1]), ("GB/s", counter("bytes_per_second", 1e-9)),
                ("B/clk/SM", counter("bytes_per_clock_per_sm")),
@@ -99,7 +91,7 @@ def ceiling(suite):
     energy = {n: r for n, r in ((n, suite.by_name.get(e)) for n, e in ENERGY_OF.items())
               if r and not r.error and not r.skipped}
     if energy:  # the energy family ran: pJ per byte (per FLOP for fma) above idle, beside each level's rate
-        columns.append(("pJ/B above idle", lambda r: num(energy_pj(energy[r.name])) if r.name in energy else "–"))
+        columns.append(("pJ/B above idle", lambda r: num(energy_levels.pj(energy[r.name])) if r.name in energy else "–"))
     return section("Ceilings", suite.ok("ceiling"), columns)
 
 
@@ -110,12 +102,38 @@ def energy(suite):
                          if not math.isnan(r.cv.get(c, math.nan))), "–")
     return section("Energy", suite.ok("energy"), [
         ("benchmark", lambda r: r.name.split("/", 1)[1]), ("unit", unit),
-        ("pJ per unit", lambda r: num(energy_pj(r, above_idle=False))), ("above idle", lambda r: num(energy_pj(r))),
+        ("pJ per unit", lambda r: num(energy_levels.pj(r, above_idle=False))), ("above idle", lambda r: num(energy_levels.pj(r))),
         ("W", counter("watts")), ("idle W", counter("idle_watts")), ("SM MHz", counter("sm_clock_mhz")),
         ("throttled", counter("throttled")),
         ("source", lambda r: {1.0: "counter", 0.0: "power"}.get(r.get("energy_from_counter"), "–")),
         ("counter period (ms)", counter("energy_counter_period_ms")),
         ("energy CV %", cv)])
+
+
+def energy_by_level(suite):
+    """Each level's latency, bandwidth and energy per byte side by side (gpubench/analysis/energy.py), and
+    whether the energy rises level by level as the physics says (issue 31)."""
+    found = energy_levels.by_level(suite)
+    if not found:
+        return []
+    lat = latency_levels.headline_levels(suite)
+    idle, source = suite.context.get("idle_watts"), suite.context.get("energy_source")
+
+    def latency_of(level):
+        cyc, ns = lat.get(level.latency, (None, None))
+        return f"{cyc:.0f} cycles ({ns:.0f} ns)" if cyc else "–"
+    rows = [[level.label, latency_of(level), num(energy_levels.bytes_per_second(suite, level), 1e-9),
+             num(energy_levels.pj_per_byte(suite, level, above_idle=False)), num(pj), f"`{level.benchmark}`"]
+            for level, pj in found]
+    holds, chain = energy_levels.ordering(suite)
+    verdict = {True: "holds", False: "does not hold", None: "cannot be checked"}[holds]
+    return ["## Energy by level", "",
+            "Per byte at each level, beside its latency (pointer chase) and the bandwidth of the energy benchmark's own "
+            "launches; the register level is an FFMA's energy per byte of its three 4-byte operands (arithmetic "
+            "included: an upper bound), its GB/s the operand bytes FFMA reads. "
+            f"Idle {num(float(idle)) + ' W' if idle else 'not in the context'}, source {source or 'not in the context'}.", "",
+            *table(["level", "latency", "GB/s", "pJ/B in total", "pJ/B above idle", "measured by"], rows),
+            f"Ordering per byte above idle (register < shared/L1 < L2 < HBM < PCIe) {verdict}: {chain}.", ""]
 
 
 def banks_only(suite):

@@ -42,10 +42,10 @@ MAX_DIGITS = 18  # a name segment's number: sizes and counts, far under 10**18
 # readers use them as text or, for CONTEXT_NUMBERS, as numbers. Google Benchmark's own keys (num_cpus, caches) are not checked.
 CONTEXT_TEXT = ("suite", "gpu_name", "gpu_uuid", "compute_capability", "driver_version", "runtime_version",
                 "git_commit", "git_dirty", "suite_version", "bench_code", "board_part_number", "vbios_version",
-                "cublas_math", "clock_events_source", "link_info_source")
+                "cublas_math", "clock_events_source", "link_info_source", "energy_source")
 CONTEXT_NUMBERS = ("sm_count", "l2_bytes", "sm_clock_mhz", "mem_clock_mhz", "l1_smem_per_sm_bytes", "global_mem_bytes",
                    "pcie_gen", "pcie_width", "pcie_peak_bytes_per_second", "nvlink_count", "nvlink_peak_bytes_per_second",
-                   "hierarchy_code_version", "hierarchy_placements")
+                   "hierarchy_code_version", "hierarchy_placements", "idle_watts")
 EXIT_UNUSABLE = 2
 EXIT_CRASH = 70  # sysexits' EX_SOFTWARE: a bug in the tool (a traceback follows), never a verdict
 

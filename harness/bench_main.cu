@@ -131,6 +131,23 @@ void add_context() {
   for (const auto& [k, v] : mh::link::link_context(f.device)) benchmark::AddCustomContext(k, v);
 }
 
+// Google Benchmark's display reporter with the families' run-time context (add_run_context) added first:
+// Google Benchmark hands the context to the display reporter, then to the --benchmark_out file's, just
+// before the first benchmark runs, and never for a listing (--benchmark_list_tests).
+class RunContextReporter final : public benchmark::BenchmarkReporter {
+ public:
+  explicit RunContextReporter(benchmark::BenchmarkReporter* display) : display_(display) {}
+  bool ReportContext(const Context& context) override {
+    mh::add_run_context(benchmark::GetBenchmarkFilter());
+    return display_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override { display_->ReportRuns(runs); }
+  void Finalize() override { display_->Finalize(); }
+
+ private:
+  benchmark::BenchmarkReporter* display_;  // Google Benchmark's own (CreateDefaultDisplayReporter: not ours to delete)
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,7 +188,8 @@ int main(int argc, char** argv) {
     const mh::Predictions predictions = mh::register_all(mh::current_device_facts());
     if (want_model) mh::write_predictions(predictions, model_out);
     add_context();
-    benchmark::RunSpecifiedBenchmarks();
+    RunContextReporter display(benchmark::CreateDefaultDisplayReporter());
+    benchmark::RunSpecifiedBenchmarks(&display);
     benchmark::Shutdown();
     return 0;
   } catch (const std::exception& e) {

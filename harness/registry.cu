@@ -8,6 +8,7 @@
 #include <exception>
 #include <set>
 #include <memory>
+#include <regex>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -40,6 +41,16 @@ void skip_state(S& st, const std::string& reason) {
 // Google Benchmark 1.7 wants const char*, 1.8 std::string; both take a C string.
 void error_state(benchmark::State& st, const std::string& what) { st.SkipWithError(what.c_str()); }
 
+// What the run planner registered: every benchmark's name, and the context to add when some run.
+struct Registered {
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, RunContext>> run_context;  // prefix, entries
+};
+Registered& registered() {
+  static Registered r;
+  return r;
+}
+
 class RunPlanner final : public Planner {
  public:
   explicit RunPlanner(const DeviceFacts& f) : f_(f) {}
@@ -56,6 +67,7 @@ class RunPlanner final : public Planner {
       }
     };
     benchmark::RegisterBenchmark(name.c_str(), run)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    registered().names.push_back(name);
   }
   void skip(const std::string& name, const std::string& reason) override {
     std::fprintf(stderr, "gpubench: skipping %s: %s\n", name.c_str(), reason.c_str());
@@ -63,6 +75,10 @@ class RunPlanner final : public Planner {
       skip_state(st, reason);
       for (auto _ : st) {}  // 1.7 runs the loop once even after a skip; harmless here
     })->UseManualTime()->Unit(benchmark::kMicrosecond);  // no Iterations(): it would add "/iterations:1" to the name
+    registered().names.push_back(name);
+  }
+  void context_when_run(const std::string& prefix, RunContext fn) override {
+    registered().run_context.emplace_back(prefix, std::move(fn));
   }
   // Several families may publish the same fact (e.g. l1_smem_per_sm_bytes); Google Benchmark warns on a
   // repeated key, so each key is added once.
@@ -117,6 +133,28 @@ void plan_all(Planner& p) {
 }
 
 void skip_benchmark(benchmark::State& st, const std::string& reason) { skip_state(st, reason); }
+
+bool filter_selects(const std::string& filter, const std::string& name) {
+  std::string spec = filter.empty() || filter == "all" ? "." : filter;
+  const bool negative = spec[0] == '-';
+  if (negative) spec.erase(0, 1);  // "-all" is then the expression "all", as in Google Benchmark
+  try {  // Google Benchmark's std::regex build: extended syntax, searched anywhere in the full name
+    return std::regex_search(name + "/manual_time", std::regex(spec, std::regex::extended)) != negative;
+  } catch (const std::regex_error&) {
+    return false;  // Google Benchmark refuses the filter and runs nothing
+  }
+}
+
+void add_run_context(const std::string& filter) {
+  for (const auto& [prefix, fn] : registered().run_context) {
+    const std::vector<std::string>& names = registered().names;
+    const bool selected = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return n.rfind(prefix, 0) == 0 && filter_selects(filter, n);
+    });
+    if (selected)
+      for (const auto& [key, value] : fn()) benchmark::AddCustomContext(key, value);
+  }
+}
 
 Predictions register_all(const DeviceFacts& f) {
   RunPlanner p(f);

@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/device_facts.hpp"
@@ -33,6 +34,7 @@
 namespace mh {
 
 using Body = std::function<void(benchmark::State&)>;
+using RunContext = std::function<std::vector<std::pair<std::string, std::string>>()>;
 // A model's predictions for one benchmark ("sectors_per_request" -> 4), and for every benchmark by name.
 using Prediction = std::map<std::string, double>;
 using Predictions = std::map<std::string, Prediction>;
@@ -47,6 +49,13 @@ class Planner {
   virtual void skip(const std::string& name, const std::string& reason) = 0;
   // A JSON context entry the family wants to publish (e.g. the tile parameters a sweep chose).
   virtual void context(const std::string& key, const std::string& value) = 0;
+  // JSON context entries computed only when the run is about to start and the filter selects a benchmark
+  // whose name starts with `prefix`: `fn` may touch the GPU (the energy family's idle power), so a plan
+  // (--plan-for), a listing or a run of other benchmarks never pays for it. Planners that do not run ignore it.
+  virtual void context_when_run(const std::string& prefix, RunContext fn) {
+    (void)prefix;
+    (void)fn;
+  }
 
   // A kernel's registers per thread and resident blocks per SM, for a plan whose grid or model depends on
   // them. The run on a GPU (gpubench) answers with the compiled kernel's, `compiled` (e.g.
@@ -92,6 +101,13 @@ void plan_all(Planner& p);
 // Registers every family's benchmarks with Google Benchmark for the chosen device (gpubench's main);
 // returns the models' predictions.
 Predictions register_all(const DeviceFacts& f);
+// Whether Google Benchmark's --benchmark_filter `filter` selects the benchmark registered as `name` (the
+// name as planned: Google Benchmark matches it with "/manual_time" appended): an extended regular
+// expression searched in the name, "" and "all" for every one, a leading '-' for those it does not match.
+bool filter_selects(const std::string& filter, const std::string& name);
+// Adds the context entries of every context_when_run whose prefix starts a registered benchmark `filter`
+// selects (Google Benchmark's AddCustomContext). Call once, just before the benchmarks run.
+void add_run_context(const std::string& filter);
 // Prints every family's plan for `f` ("run NAME CONFIG" / "skip NAME REASON"); returns the number planned
 // and, when `predictions` is given, the models' predictions. Throws std::logic_error when a family adds
 // a launch that check_launch() refuses.

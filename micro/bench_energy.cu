@@ -1,17 +1,20 @@
 // Benchmarks of the energy family: energy/read/<l1|l2>, energy/read/hbm/data:<random|zero>, energy/write/hbm,
-// energy/fma/data:<random|zero>, energy/copy/h2d. Each repetition is one energy window (micro/energy.cuh) over a
-// steady loop of the ceiling family's kernels; one Google Benchmark iteration is one launch, so the time is
-// per launch as in ceiling/..., and the window's launches are reported as the iterations.
+// energy/fma/data:<random|zero>, energy/<wgmma|mma>/bf16/data:<random|zero>, energy/copy/h2d. Each repetition is
+// one energy window (micro/energy.cuh) over a steady loop of the ceiling or tensor family's launches; one Google
+// Benchmark iteration is one launch, so the time is per launch as in ceiling/..., tensor/....
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "harness/bench.cuh"
 #include "micro/ceilings.cuh"
 #include "micro/energy.cuh"
 #include "micro/link.cuh"
 #include "micro/roofs.cuh"
+#include "micro/tensor.cuh"
 
 namespace {
 using namespace mh;
@@ -25,31 +28,53 @@ constexpr int kFmaIters = 4096;                    // as ceiling/fma: ~0.3 ms a 
 constexpr float kFmaA = 0.9999f, kFmaB = 1e-4f;    // ceiling/fma's operands: every result differs from the last
 constexpr int kMaxWindows = 3;                     // a window the host let idle is taken again, twice at most
 
-// The source and the idle power, measured once per process (the first energy benchmark pays ~0.8 s).
+// The source and the idle power, measured once per process (~0.8 s): before the first benchmark runs when
+// the filter selects an energy benchmark (energy_context, the JSON context), else by the first one.
 struct Setup {
   nvml::Device dev = nullptr;
   energy::Idle idle;
   std::string why;  // when idle.source is none
 };
 
+Setup measure_setup() {
+  Setup out;
+  out.dev = nvml::device_handle(current_device_facts().device, &out.why);
+  if (!out.dev) return out;
+  const Source src = energy::probe(out.dev, &out.why);
+  if (src == Source::none) return out;
+  out.idle = energy::measure_idle(out.dev, src, kIdlePauseS, kIdleS);
+  if (out.idle.source == Source::none) {  // a counter that never moved: integrate power readings instead
+    unsigned mw = 0;
+    if (nvml::power_usage_mw(out.dev, &mw))
+      out.idle = energy::measure_idle(out.dev, Source::power, 0.0, kIdleS);
+    else
+      out.why = "the energy counter did not move in " + std::to_string(4 * kIdleS) + " s and NVML gives no power readings";
+  }
+  return out;
+}
+
 const Setup& setup() {
   static const Setup s = [] {
-    Setup out;
-    out.dev = nvml::device_handle(current_device_facts().device, &out.why);
-    if (!out.dev) return out;
-    const Source src = energy::probe(out.dev, &out.why);
-    if (src == Source::none) return out;
-    out.idle = energy::measure_idle(out.dev, src, kIdlePauseS, kIdleS);
-    if (out.idle.source == Source::none) {  // a counter that never moved: integrate power readings instead
-      unsigned mw = 0;
-      if (nvml::power_usage_mw(out.dev, &mw))
-        out.idle = energy::measure_idle(out.dev, Source::power, 0.0, kIdleS);
-      else
-        out.why = "the energy counter did not move in " + std::to_string(4 * kIdleS) + " s and NVML gives no power readings";
+    try {
+      return measure_setup();
+    } catch (const std::exception& e) {  // NVML or CUDA failed mid-way: every energy benchmark skips with it
+      Setup out;
+      out.idle = {};
+      out.why = std::string("the idle measurement failed: ") + e.what();
+      return out;
     }
-    return out;
   }();
   return s;
+}
+
+// The JSON context keys energy_source (counter, power, or "none: " and why) and idle_watts (when measured).
+std::vector<std::pair<std::string, std::string>> energy_context() {
+  if (profiling()) return {{"energy_source", "none: energy is not measured under MH_PROFILE"}};
+  const Setup& s = setup();
+  if (s.idle.source == Source::none) return {{"energy_source", "none: " + s.why}};
+  char watts[32];
+  std::snprintf(watts, sizeof watts, "%.2f", s.idle.watts);
+  return {{"energy_source", energy::source_name(s.idle.source)}, {"idle_watts", watts}};
 }
 
 // Window lengths from the counter's period: at least 2 periods of warm-up (0.1 s) and 3 between the edges,
@@ -126,15 +151,39 @@ void set_counters(benchmark::State& st, const Totals& t, Unit unit, const Setup&
   st.SetLabel(std::string("energy_source:") + energy::source_name(s.idle.source));
 }
 
-// One window per repetition, reported as exactly the iterations Google Benchmark asked for, each the
-// window's GPU time per launch (a repetition's iteration count must not depend on how many launches a
-// window held: Google Benchmark aborts when repetitions differ). Then verify(all launches run) says "" or
-// what is wrong.
-void measure(benchmark::State& st, const energy::Loop& loop, Unit unit, bool crosscheck,
+// A window taken and verified: what a repetition reports.
+struct Taken {
+  std::string name;  // the benchmark's
+  benchmark::IterationCount iterations = 0;
+  Totals totals;
+  double seconds_per_launch = 0, settled_ms = 0;
+};
+
+// Exactly the iterations Google Benchmark asked for, each the window's GPU time per launch (a repetition's
+// iteration count must not depend on how many launches a window held: Google Benchmark aborts when
+// repetitions differ), and the window's counters.
+void report(benchmark::State& st, const Taken& k, Unit unit, const Setup& s) {
+  const auto n = static_cast<benchmark::IterationCount>(st.max_iterations);
+  while (st.KeepRunningBatch(n)) st.SetIterationTime(k.seconds_per_launch * static_cast<double>(n));
+  set_counters(st, k.totals, unit, s, k.settled_ms);
+}
+
+// One window per repetition; verify(all launches run) says "" or what is wrong. Google Benchmark sizes the
+// iteration count on a benchmark's first repetition by calling it again with more iterations while the time
+// reported is under --benchmark_min_time, and keeps the last call alone: a call of the benchmark measured
+// just before, asking more iterations than it did, is such a call and reports that window again (a window
+// of its own would cost ~0.5 s, twice per benchmark).
+void measure(benchmark::State& st, const std::string& name, const energy::Loop& loop, Unit unit, bool crosscheck,
              const std::function<std::string(long long)>& verify) {
   if (profiling()) return skip_benchmark(st, "energy is not measured under MH_PROFILE (a profiler serializes and replays kernels)");
   const Setup& s = setup();
   if (s.idle.source == Source::none) return skip_benchmark(st, s.why);
+  static Taken last;
+  if (last.name == name && st.max_iterations > last.iterations) {
+    last.iterations = st.max_iterations;
+    return report(st, last, unit, s);
+  }
+  last = Taken();
   const energy::Plan plan = window_plan(s, crosscheck);
   const double settled_ms = nvml::settle_device(s.dev, settle_max_ms());
   Totals t;
@@ -149,15 +198,13 @@ void measure(benchmark::State& st, const energy::Loop& loop, Unit unit, bool cro
   };
   const energy::Window w = take();
   t.add(w, loop.units_per_launch);
-  const double seconds_per_launch = w.gpu_seconds / static_cast<double>(std::max<long long>(1, w.launches));
-  const auto n = static_cast<benchmark::IterationCount>(st.max_iterations);
-  while (st.KeepRunningBatch(n)) st.SetIterationTime(seconds_per_launch * static_cast<double>(n));
   const std::string bad = verify(t.all_launches);
   if (!bad.empty()) {
     st.SkipWithError(bad.c_str());
     return;
   }
-  set_counters(st, t, unit, s, settled_ms);
+  last = {name, st.max_iterations, t, w.gpu_seconds / static_cast<double>(std::max<long long>(1, w.launches)), settled_ms};
+  report(st, last, unit, s);
 }
 
 // ---- Walks (the ceiling family's kept kernels, micro/bench_roofs.cu kRoofs) -------------------------
@@ -214,7 +261,7 @@ roofs::Walk walk_of(const WalkSpec& s) {
                           c.front || c.stream);
 }
 
-void walk_body(benchmark::State& st, const WalkSpec& s) {
+void walk_body(benchmark::State& st, const std::string& name, const WalkSpec& s) {
   const roofs::Walk w = walk_of(s);
   const bool write = s.c.kind == roofs::Kind::write;
   uint32_t* buf = walk_buffer(st, w.words(), s.data, write);
@@ -229,7 +276,7 @@ void walk_body(benchmark::State& st, const WalkSpec& s) {
     loop.launch = [&] { roofs::launch_write(w, s.c.st, buf); };
   else
     loop.launch = [&] { roofs::launch_read(w, s.c.ld, buf, checksum.data()); };
-  measure(st, loop, Unit::byte, s.crosscheck, [&](long long launches) -> std::string {
+  measure(st, name, loop, Unit::byte, s.crosscheck, [&](long long launches) -> std::string {
     CUDA_CHECK(cudaDeviceSynchronize());
     if (write) {  // the stream layout stores every word: the first, middle and last hold word_value
       for (uint64_t i : {uint64_t{0}, w.words() / 2, w.words() - 1}) {
@@ -247,7 +294,7 @@ void walk_body(benchmark::State& st, const WalkSpec& s) {
 
 // ---- FFMA, host-to-device copy --------------------------------------------------------------------
 
-void fma_body(benchmark::State& st, int blocks, Data data) {
+void fma_body(benchmark::State& st, const std::string& name, int blocks, Data data) {
   const int threads = ceilings::kMaxThreads;
   const float a = data == Data::zero ? 0.f : kFmaA, b = data == Data::zero ? 0.f : kFmaB;
   DeviceBuffer<float> out(static_cast<size_t>(blocks) * threads);
@@ -255,7 +302,7 @@ void fma_body(benchmark::State& st, int blocks, Data data) {
   energy::Loop loop;
   loop.units_per_launch = 2.0 * ceilings::kFmaChains * kFmaIters * static_cast<double>(out.size());
   loop.launch = [&] { ceilings::launch_fma(out.data(), blocks, threads, kFmaIters, a, b); };
-  measure(st, loop, Unit::flop, false, [&](long long) -> std::string {
+  measure(st, name, loop, Unit::flop, false, [&](long long) -> std::string {
     const std::vector<float> host = out.download();
     for (uint32_t t : {0u, 1u, static_cast<uint32_t>(host.size() - 1)})
       if (host[t] != ceilings::fma_expected(t, kFmaIters, a, b)) return "energy fma: thread " + std::to_string(t) + " differs from the host replay";
@@ -271,7 +318,7 @@ size_t h2d_bytes(const DeviceFacts& f) {
   return b;
 }
 
-void h2d_body(benchmark::State& st) {
+void h2d_body(benchmark::State& st, const std::string& name) {
   const DeviceFacts& f = current_device_facts();
   const size_t bytes = h2d_bytes(f);
   const std::vector<link::Leg> legs = link::make_legs(link::Path::h2d, link::Memory::pinned, f.device, -1, bytes, bytes, 0);
@@ -282,10 +329,86 @@ void h2d_body(benchmark::State& st) {
   energy::Loop loop;
   loop.units_per_launch = static_cast<double>(transfer.bytes_moved());
   loop.launch = [&] { transfer(); };
-  measure(st, loop, Unit::byte, false, [&](long long) {
+  measure(st, name, loop, Unit::byte, false, [&](long long) {
     CUDA_CHECK(cudaDeviceSynchronize());
     return link::check_destinations(legs, seed);
   });
+}
+
+// ---- Tensor cores (the tensor family's throughput launches, micro/tensor.cuh) -------------------------
+
+constexpr int kWgmmaN = 256;  // wgmma m64n256k16, A and B from shared memory: the widest tile, GEMM kernels' form
+constexpr tensor::Dtype kTensorType = tensor::Dtype::bf16;
+
+struct TensorSpec {
+  bool wgmma = false;  // else mma.sync m16n8k16
+  tensor::Data data = tensor::Data::random;
+  int blocks = 0, iters = 0;
+};
+
+void tensor_body(benchmark::State& st, const std::string& name, const TensorSpec& s) {
+  namespace tc = tensor;
+  const tc::Dtype t = kTensorType;
+  if (const std::string why = s.wgmma ? tc::compiled_out(t, kWgmmaN, false) : tc::compiled_out(t); !why.empty())
+    return skip_benchmark(st, why);
+  const tc::MmaShape mma = tc::mma_shape(t);
+  const int m = s.wgmma ? 64 : mma.m, n = s.wgmma ? kWgmmaN : mma.n, k = s.wgmma ? tc::wgmma_k(t) : mma.k;
+  const std::vector<uint8_t> a = tc::make_matrix(t, s.data, m, k, tc::kSeedA), b = tc::make_matrix(t, s.data, k, n, tc::kSeedB);
+  DeviceBuffer<uint8_t> da(a), db(b);
+  DeviceBuffer<uint32_t> d(static_cast<size_t>(m) * n);
+  d.fill_bytes(0xff);  // NaN: a kernel that stores nothing fails the check
+  DeviceBuffer<ClockSpan> spans(s.blocks);
+  // Block 0's tile after the last launch: `steps` times A.B (each launch starts from zero accumulators).
+  const double steps = s.wgmma ? static_cast<double>(s.iters) * tc::kWgmmaUnroll : tc::mma_steps(false, s.iters);
+  const double instructions = s.wgmma ? s.blocks * steps : s.blocks * (tc::kMmaThreads / 32) * steps;  // per launch
+  energy::Loop loop;
+  loop.units_per_launch = instructions * (s.wgmma ? tc::wgmma_flops(t, kWgmmaN) : mma.flops());
+  loop.launch = [&] {
+    if (s.wgmma)
+      tc::launch_wgmma(t, kWgmmaN, false, da.data(), db.data(), s.blocks, s.iters, d.data(), spans.data());
+    else
+      tc::launch_mma(t, false, da.data(), db.data(), s.blocks, tc::kMmaThreads, s.iters, d.data(), spans.data());
+  };
+  measure(st, name, loop, Unit::flop, false, [&](long long) {
+    const std::string e = tc::check_product(t, a, b, m, n, k, steps, d.download());
+    return e.empty() ? e : name + ": " + e;
+  });
+}
+
+// energy/<wgmma|mma>/bf16/data:<random|zero>: the launch of tensor/wgmma/bf16/ss/n:256/... or
+// tensor/mma/bf16/throughput/... (every SM full of the compiled kernel's blocks, ~1 ms), in a steady loop.
+void add_tensor(Planner& p, bool wgmma) {
+  namespace tc = tensor;
+  const DeviceFacts& f = p.facts();
+  const std::string base = std::string("energy/") + (wgmma ? "wgmma" : "mma") + "/bf16/data:";
+  const tc::Data data[] = {tc::Data::random, tc::Data::zero};
+  const std::string why = wgmma ? tc::wgmma_unsupported(f.arch()) : tc::mma_unsupported(f.arch(), kTensorType);
+  if (!why.empty()) {
+    for (tc::Data d : data) p.skip(base + tc::data_name(d), why);
+    return;
+  }
+  Launch l;
+  l.threads = wgmma ? tc::kWgmmaThreads : tc::kMmaThreads;
+  l.smem_per_block = wgmma ? tc::wgmma_smem_bytes(kWgmmaN, false) : 0;
+  const int regs = wgmma ? tc::wgmma_planned_regs(kWgmmaN) : tc::kMmaPlannedRegs;
+  const Residency r = p.residency({regs, blocks_per_sm(f, l.threads, l.smem_per_block, regs)}, [wgmma] {
+    return wgmma ? tc::wgmma_residency(kTensorType, kWgmmaN, false) : tc::mma_residency(kTensorType);
+  });
+  l.regs_per_thread = r.regs_per_thread;
+  l.blocks_per_sm = std::max(1, r.blocks_per_sm);  // none resident: check_launch says why
+  l.blocks = static_cast<long long>(f.sm_count) * l.blocks_per_sm;
+  TensorSpec spec;
+  spec.wgmma = wgmma;
+  spec.blocks = static_cast<int>(l.blocks);
+  spec.iters = wgmma ? tc::wgmma_iters(kTensorType, kWgmmaN, l.blocks_per_sm) : tc::mma_iters(l.blocks_per_sm);
+  l.device_bytes = static_cast<size_t>(l.blocks) * sizeof(ClockSpan) + (wgmma ? 4 * 64 * kWgmmaN + 32 * (64 + kWgmmaN) : 4096);
+  l.note = std::to_string(spec.iters) + " x " + std::to_string(wgmma ? tc::kWgmmaUnroll : tc::kMmaChains) +
+           (wgmma ? " wgmma m64n256k16 per warpgroup" : " chains of mma m16n8k16 per warp");
+  for (tc::Data d : data) {
+    spec.data = d;
+    const std::string name = base + tc::data_name(d);
+    p.add_if_resident(name, l, [name, spec](benchmark::State& st) { tensor_body(st, name, spec); });
+  }
 }
 
 // ---- Plan ----------------------------------------------------------------------------------------
@@ -323,7 +446,8 @@ void plan(Planner& p) {
   };
   for (const auto& w : walks) {
     const WalkSpec s = w.spec;
-    p.add_if_resident(w.name, walk_launch(f, s, w.level), [s](benchmark::State& st) { walk_body(st, s); });
+    const std::string name = w.name;
+    p.add_if_resident(name, walk_launch(f, s, w.level), [name, s](benchmark::State& st) { walk_body(st, name, s); });
   }
 
   Launch fl;  // as ceiling/fma: every SM full of the compiled kernel's blocks
@@ -337,14 +461,17 @@ void plan(Planner& p) {
   const int blocks = static_cast<int>(fl.blocks);
   for (Data d : {Data::random, Data::zero}) {
     fl.note = std::string(d == Data::zero ? "a = b = 0" : "a = 0.9999, b = 1e-4") + ", 8 chains x 4096 FMAs per thread";
-    p.add_if_resident(std::string("energy/fma/data:") + (d == Data::zero ? "zero" : "random"), fl,
-                      [blocks, d](benchmark::State& st) { fma_body(st, blocks, d); });
+    const std::string name = std::string("energy/fma/data:") + (d == Data::zero ? "zero" : "random");
+    p.add_if_resident(name, fl, [name, blocks, d](benchmark::State& st) { fma_body(st, name, blocks, d); });
   }
 
   Launch hl;
   hl.device_bytes = h2d_bytes(f);
   hl.note = "cudaMemcpyAsync of " + std::to_string(hl.device_bytes >> 20) + " MiB from pinned host memory";
-  p.add_if_resident("energy/copy/h2d", hl, [](benchmark::State& st) { h2d_body(st); });
+  p.add_if_resident("energy/copy/h2d", hl, [](benchmark::State& st) { h2d_body(st, "energy/copy/h2d"); });
+  add_tensor(p, true);
+  add_tensor(p, false);
+  p.context_when_run("energy/", energy_context);
 }
 
 }  // namespace

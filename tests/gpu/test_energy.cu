@@ -1,5 +1,6 @@
-// The energy loop: every launch it makes is a real one (checksums and results over all of them), and the
-// energy it reads is positive and grows. Skips with the reason where NVML gives no energy source.
+// The energy loop: every launch it makes is a real one (checksums and results over all of them; the tensor
+// cores' tiles after the loop against the host's product), and the energy it reads is positive and grows.
+// Skips with the reason where NVML gives no energy source.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "micro/ceilings.cuh"
 #include "micro/energy.cuh"
 #include "micro/roofs.cuh"
+#include "micro/tensor.cuh"
 
 namespace {
 
@@ -71,6 +73,48 @@ TEST(EnergyLoop, FmaResultsMatchTheHostReplayAfterTheLoop) {
   EXPECT_GT(win.energy.joules, 0.0);
   const std::vector<float> host = out.download();
   for (uint32_t t = 0; t < host.size(); ++t) ASSERT_EQ(host[t], mh::ceilings::fma_expected(t, iters, 0.9999f, 1e-4f)) << "thread " << t;
+}
+
+// The energy family's tensor-core loops (energy/<wgmma|mma>/bf16/data:<random|zero>): the same launches, short,
+// in a window; block 0's tile of the last launch is iters x A.B (zero operands: exactly 0).
+TEST(EnergyLoop, TensorCoreTilesMatchTheHostProductAfterTheLoop) {
+  REQUIRE_GPU();
+  REQUIRE_ENERGY_SOURCE(dev, source);
+  using namespace mh::tensor;
+  const Dtype t = Dtype::bf16;
+  const int n_wg = 256, iters = 2048;  // ~0.1 ms (mma) to ~0.5 ms (wgmma) a launch, one block per SM
+  int sms = 0, measured = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::string skipped;
+  for (bool wgmma : {true, false}) {
+    if (const std::string why = wgmma ? compiled_out(t, n_wg, false) : compiled_out(t); !why.empty()) {
+      skipped += why + "; ";
+      continue;
+    }
+    const MmaShape mma = mma_shape(t);
+    const int m = wgmma ? 64 : mma.m, n = wgmma ? n_wg : mma.n, k = wgmma ? wgmma_k(t) : mma.k;
+    for (Data data : {Data::random, Data::zero}) {
+      const std::vector<uint8_t> a = make_matrix(t, data, m, k, kSeedA), b = make_matrix(t, data, k, n, kSeedB);
+      mh::DeviceBuffer<uint8_t> da(a), db(b);
+      mh::DeviceBuffer<uint32_t> d(static_cast<size_t>(m) * n);
+      d.fill_bytes(0xff);
+      mh::DeviceBuffer<mh::ClockSpan> spans(sms);
+      mh::energy::Loop loop;
+      loop.units_per_launch = 1;
+      loop.launch = [&] {
+        if (wgmma)
+          launch_wgmma(t, n_wg, false, da.data(), db.data(), sms, iters, d.data(), spans.data());
+        else
+          launch_mma(t, false, da.data(), db.data(), sms, kMmaThreads, iters, d.data(), spans.data());
+      };
+      const mh::energy::Window win = mh::energy::run_window(loop, dev, short_plan(source));
+      EXPECT_GT(win.energy.joules, 0.0);
+      const double steps = wgmma ? static_cast<double>(iters) * kWgmmaUnroll : mma_steps(false, iters);
+      EXPECT_EQ(check_product(t, a, b, m, n, k, steps, d.download()), "") << (wgmma ? "wgmma " : "mma ") << data_name(data);
+      ++measured;
+    }
+  }
+  if (measured == 0) GTEST_SKIP() << skipped;
 }
 
 TEST(EnergyCounter, IsMonotonicAndMovesWhileTheGpuWorks) {

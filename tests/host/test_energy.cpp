@@ -1,10 +1,11 @@
 // The energy family's arithmetic on recorded-style samples: counter wrap, edges and the counter's period,
-// idle subtraction per byte, power integration, drift.
+// idle subtraction per byte, power integration, drift; and when its context keys are measured (the filter).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "harness/registry.cuh"
 #include "micro/energy.cuh"
 
 using namespace mh::energy;
@@ -113,4 +114,22 @@ TEST(EnergyPower, NvmlAveragesPowerOnAmpereAndNewerButGa100) {
   EXPECT_STREQ(source_name(Source::counter), "counter");
   EXPECT_STREQ(source_name(Source::power), "power");
   EXPECT_STREQ(source_name(Source::none), "none");
+}
+
+// idle_watts and energy_source are measured for the context only when the filter selects an energy
+// benchmark: the filter is read as Google Benchmark reads it (extended regex searched in the full name,
+// which ends in /manual_time; "" and "all" select all; a leading '-' inverts).
+TEST(EnergyContext, TheFilterSelectsAsGoogleBenchmarkDoes) {
+  using mh::filter_selects;
+  const std::string e = "energy/wgmma/bf16/data:zero";
+  EXPECT_TRUE(filter_selects("", e));
+  EXPECT_TRUE(filter_selects("all", e));
+  EXPECT_TRUE(filter_selects("energy", e));
+  EXPECT_TRUE(filter_selects("^(ceiling|energy)/", e));
+  EXPECT_TRUE(filter_selects("data:zero/manual_time$", e));
+  EXPECT_TRUE(filter_selects("-^ceiling/", e));
+  EXPECT_FALSE(filter_selects("^ceiling/", e));
+  EXPECT_FALSE(filter_selects("-energy", e));
+  EXPECT_FALSE(filter_selects("data:zero$", e));  // the name Google Benchmark matches ends in /manual_time
+  EXPECT_FALSE(filter_selects("energy/(", e));    // not a regular expression: Google Benchmark runs nothing
 }
