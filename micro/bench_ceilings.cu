@@ -10,10 +10,12 @@ namespace {
 using namespace mh;
 
 constexpr int kFmaThreads = ceilings::kMaxThreads;
-constexpr int kFmaIters = 4096;  // 8 chains x 4096 FMAs per thread: about 0.3 ms on an H200; a multiple of
-                                 // the kernel's unroll (32), so its remainder loop never runs
+// 8 chains x 16384 FMAs per thread: about 1.1 ms a launch on an H200, so that the gap between back-to-back
+// launches and the ramp and drain of a grid (microseconds) cost well under 1 %.
+constexpr int kFmaIters = 16384;
+static_assert(kFmaIters % ceilings::kFmaUnroll == 0, "no remainder loop");
 
-// Every SM full of blocks, 8 chains x 4096 FMAs per thread.
+// Every SM full of blocks, 8 chains x kFmaIters FMAs per thread.
 void fma(benchmark::State& st, int blocks) {
   DeviceBuffer<float> out(static_cast<size_t>(blocks) * kFmaThreads);
   run_timed(st, [&] { ceilings::launch_fma(out.data(), blocks, kFmaThreads, kFmaIters, 0.9999f, 1e-4f); });

@@ -24,7 +24,7 @@ enum class Data { random, zero };
 enum class Unit { byte, flop };
 
 constexpr double kIdlePauseS = 0.2, kIdleS = 0.6;  // the idle GPU: settle, then measure
-constexpr int kFmaIters = 4096;                    // as ceiling/fma: ~0.3 ms a launch on an H200
+constexpr int kFmaIters = 4096;                    // ceiling/fma's kernel, ~0.3 ms a launch on an H200 (a multiple of its unroll)
 constexpr float kFmaA = 0.9999f, kFmaB = 1e-4f;    // ceiling/fma's operands: every result differs from the last
 constexpr int kMaxWindows = 3;                     // a window the host let idle is taken again, twice at most
 

@@ -10,6 +10,7 @@
 namespace mh::ceilings {
 
 constexpr int kFmaChains = 8;     // independent FMA chains per thread: covers the 4-cycle FMA latency
+constexpr int kFmaUnroll = 64;    // trips of the chains per loop iteration (iters a multiple of it: no remainder loop)
 constexpr int kMaxThreads = 256;  // per block; __launch_bounds__ fills an SM with such blocks
 
 // The FMA kernel's register cap on an architecture (900 for sm_90), from its __launch_bounds__.
