@@ -65,6 +65,7 @@ Prediction model_of(const DeviceFacts& f, const GemmKernel& k, const Shape& s, i
           {"model_lds_wavefronts", c.lds_wavefronts},
           {"model_sts_wavefronts", c.sts_wavefronts},
           {"model_block_barriers", c.block_barriers},
+          {"model_load_rounds", c.load_rounds},
           {"model_l2_read_sectors", c.l2_read_sectors},
           {"model_dram_bytes", c.dram_bytes},
           {"model_blocks_per_sm", c.blocks_per_sm},

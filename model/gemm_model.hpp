@@ -8,6 +8,9 @@
 //   the pair rule ncu showed for kernels 7-8, gemm_lds_wavefronts);
 //   FFMA: thread instructions (ncu: smsp__sass_thread_inst_executed_op_ffma_pred_on.sum);
 //   barriers: __syncthreads per block;
+//   load rounds: per block, the tiles whose global loads it waits for at a barrier with nothing of its
+//   own to do meanwhile (every tile with one shared buffer; with two, only the first: the next tile's
+//   loads are in flight while it computes this one); kernels 1-2 have none;
 //   L2 sectors read by L1: each block's tiles once (L1 keeps what the warps of one block share);
 //   DRAM bytes: compulsory, A and B read once and C written once (L2 keeps every reuse).
 // The last two are assumptions; where ncu disagrees, the report says which cost the model lacks.
@@ -38,6 +41,7 @@ struct GemmCounts {
   double lds_inst = 0, lds_wavefronts = 0;
   double sts_inst = 0, sts_wavefronts = 0;
   double block_barriers = 0;
+  double load_rounds = 0;  // summed over blocks, as block_barriers
   double l2_read_sectors = 0;
   double dram_bytes = 0;
   int blocks_per_sm = 0;  // resident 1024-thread blocks per SM: the caller's, from the device facts
@@ -173,6 +177,7 @@ inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M,
   c.ffma_thread = c.blocks * Kt * double(s.BM) * s.BN * s.BK;
   c.ffma_warp = c.ffma_thread / 32;
   c.block_barriers = c.blocks * (s.stages == 2 ? Kt + 1 : warp_tiled ? 2 * Kt + 1 : 2 * Kt);
+  c.load_rounds = c.blocks * (s.stages == 2 ? 1 : Kt);
 
   // The tile loads: thread t's i-th load is element (r, k) of the A tile ((k, col) of the B tile),
   // `w` floats wide (w = 4: one float4; on the scalar path, four 4-byte loads).
@@ -457,6 +462,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
   c.lds_inst = per_warp_tiles * (as_inst + bs_inst);
   c.lds_wavefronts = per_warp_tiles * (as_inst * as_wf + bs_inst * bs_wf);
   c.block_barriers = c.blocks * 2 * Kt;
+  c.load_rounds = c.blocks * Kt;  // one shared buffer: every tile's loads, then a barrier
   if (kernel != GemmKernel::smem) {
     // Epilogue: C goes back through As (lane = row: As[lane][col]) and out with kernel 3's mapping.
     std::vector<uint64_t> epi(T);

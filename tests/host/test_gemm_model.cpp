@@ -373,7 +373,7 @@ TEST(GemmModel, NaiveNonSquareByHand) {
   EXPECT_EQ(c.l2_read_sectors, (32 + 24) + (8 + 24));
   EXPECT_EQ(c.dram_bytes, 4.0 * (40 * 8 + 8 * 24 + 40 * 24));
   EXPECT_EQ(c.blocks_per_sm, 2);
-  EXPECT_EQ(c.lds_inst + c.lds_wavefronts + c.sts_inst + c.sts_wavefronts + c.block_barriers, 0);
+  EXPECT_EQ(c.lds_inst + c.lds_wavefronts + c.sts_inst + c.sts_wavefronts + c.block_barriers + c.load_rounds, 0);
 }
 
 TEST(GemmModel, CoalescedNonSquareByHand) {
@@ -580,6 +580,14 @@ TEST(GemmModelTiled, BarriersAndDramBytesByHand) {
   EXPECT_EQ(count_gemm(GemmKernel::vectorized, 128, 256, 40, 2).block_barriers, 2.0 * 5 * 2);
   EXPECT_EQ(count_gemm(GemmKernel::warptile, 128, 256, 40, 2).block_barriers, 2.0 * (1 + 3 * 2));  // BK = 16: 3 tiles
   EXPECT_EQ(count_gemm(GemmKernel::warptile_tuned, 128, 256, 40, 2).block_barriers, 2.0 * (1 + 5));
+  // Load rounds per block: every tile with one shared buffer; with two (kernel 8) the first tile only.
+  EXPECT_EQ(count_gemm(GemmKernel::blocktile_1d, 128, 256, 40, 2).load_rounds, 8.0 * 5);
+  EXPECT_EQ(count_gemm(GemmKernel::blocktile_2d, 128, 256, 40, 2).load_rounds, 2.0 * 5);
+  EXPECT_EQ(count_gemm(GemmKernel::vectorized, 128, 256, 40, 2).load_rounds, 2.0 * 5);
+  EXPECT_EQ(count_gemm(GemmKernel::warptile, 128, 256, 40, 2).load_rounds, 2.0 * 3);
+  EXPECT_EQ(count_gemm(GemmKernel::warptile_tuned, 128, 256, 40, 2).load_rounds, 2.0 * 1);
+  for (GemmKernel k : {GemmKernel::smem, GemmKernel::smem_conflicted, GemmKernel::smem_padded})  // 32-wide tiles
+    EXPECT_EQ(count_gemm(k, 128, 256, 40, 2).load_rounds, 4.0 * 8 * 2) << static_cast<int>(k);
   // Compulsory DRAM bytes: A (128 x 40) and B (40 x 256) read once, C (128 x 256) written once.
   for (GemmKernel k : {GemmKernel::blocktile_1d, GemmKernel::blocktile_2d, GemmKernel::vectorized, GemmKernel::warptile,
                        GemmKernel::warptile_tuned})
