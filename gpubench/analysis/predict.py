@@ -5,17 +5,23 @@ run (the issue family for FFMA, shared loads, their overlap and barriers; ceilin
 Every rule is stated once, below, and every number it needs is measured: nothing is fitted to the GEMM
 kernels it predicts (docs/families/issue.md, "The time model").
 
-  t = max(core + barriers, L2, HBM) x tail
+  t = max((core + barriers) x tail + exposed, max(L2, HBM) x tail)
+  w      = the warps resident on the busiest SM: min(blocks per SM, ceil(blocks / SMs)) blocks (a grid smaller
+         than the SMs' room leaves fewer warps than the occupancy allows);
   issue  I = (FFMA + LDS + STS + LDG + STG warp instructions) x s_ffma(w): every counted warp instruction takes
-         one issue slot, at the rate issue/ffma/warps:w measures (w: the kernel's resident warps per SM,
-         the largest measured <= w);
+         one issue slot, at the rate issue/ffma/warps:w measures (the largest measured <= w);
   L1TEX  P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free) + L1, the global
          loads' L1 bound of gpubench/analysis/bounds.py: shared and global accesses go through one L1TEX unit;
   core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
          L1TEX instruction: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap,
          1 = their times add;
   barriers = warp barriers x (T_mix_sync - T_mix) per barrier (issue/mix_sync at the same mix and warps);
-  L2, HBM: the bounds of gpubench/analysis/bounds.py (they overlap the core: the larger one binds);
+  exposed = load rounds per block x ceil(blocks of the busiest SM / resident blocks) x latency: a load round is
+         a tile whose global loads the block waits for at a barrier with nothing of its own to compute
+         (model_load_rounds); the blocks resident on an SM start together and run the same loop, so their
+         waits coincide and none covers another's; latency: the pointer chase's L2 plateau when the operands
+         (the compulsory bytes A + B + C) fit in L2, else its DRAM plateau (latency/chase/ws:*/stride:128);
+  L2, HBM: the bounds of gpubench/analysis/bounds.py (they overlap the SM's time: the larger one binds);
   tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
 
 usage: python3 -m gpubench predict RUN_DIR [-o FILE] [--force]   (writes RUN_DIR/predictions.json:
@@ -32,14 +38,17 @@ import sys
 
 from gpubench import suite_json
 from gpubench.analysis import bounds
+from gpubench.analysis import latency_levels
 
 OUT_FILE = "predictions.json"
 L1 = "L1 (requests, lines)"
 MEMORY = ("L2", "HBM")
 # The counts a prediction needs (gemm/bench_gemm.cu exports them; runs before the time model lack some).
 COUNTS = ("model_ffma_warp", "model_lds_inst", "model_sts_inst", "model_ld_requests", "model_st_requests",
-          "model_lds_wavefronts", "model_sts_wavefronts", "model_block_barriers", "model_blocks",
-          "model_blocks_per_sm", "model_threads_per_block")
+          "model_lds_wavefronts", "model_sts_wavefronts", "model_block_barriers", "model_load_rounds",
+          "model_blocks", "model_blocks_per_sm", "model_threads_per_block", "model_dram_bytes")
+LATENCY_BENCH = "latency/chase/ws:*/stride:128 (its L2 and DRAM plateaus)"
+EXPOSED = "load latency"
 WAVEFRONT_BENCH = "issue/lds/width:4/pattern:conflict_free/warps:32"
 
 
@@ -64,8 +73,12 @@ def unit_costs(suite):
                 u[kind][key] = {"trip_s": key[1] / r.get("lds_per_second"), "barriers_per_trip": r.get("barriers_per_trip", 0)}
     mem = bounds.unit_costs(suite)
     u["memory"] = mem
+    levels = latency_levels.headline_levels(suite)
+    u["latency_s"] = {lv: levels[lv][1] * 1e-9 for lv in ("L2", "DRAM") if lv in levels and levels[lv][1] > 0}
+    u["l2_bytes"] = float(suite.context.get("l2_bytes", 0) or 0)
     missing = [name for name, have in (("issue/ffma/warps:*", u["ffma_s"]), (WAVEFRONT_BENCH, "wavefront_s" in u),
-                                       ("issue/mix/*", u["mix"]), ("issue/mix_sync/*", u["mix_sync"]))
+                                       ("issue/mix/*", u["mix"]), ("issue/mix_sync/*", u["mix_sync"]),
+                                       (LATENCY_BENCH, len(u["latency_s"]) == 2), ("context.l2_bytes", u["l2_bytes"]))
                if not have]
     missing += [f"{k} ({bounds.UNITS[k]})" for k in ("l1_requests_per_s", "l1_lines_per_s", "l2_bytes_per_s",
                                                     "hbm_bytes_per_s") if k not in mem]
@@ -93,10 +106,29 @@ def core_time(issue_s, shared_s, phi):
     return max(issue_s, shared_s) + phi * min(issue_s, shared_s)
 
 
+def busiest(blocks, sm_count):
+    """Blocks the busiest SM runs over the kernel: ceil(blocks / SMs)."""
+    return math.ceil(blocks / sm_count - 1e-9)
+
+
 def tail(blocks, sm_count):
     """The busiest SM's blocks over the mean: a grid of 1.5 blocks per SM takes as long as 2."""
-    per_sm = blocks / sm_count
-    return math.ceil(per_sm - 1e-9) / per_sm
+    return busiest(blocks, sm_count) / (blocks / sm_count)
+
+
+def resident_blocks(rec, sm_count):
+    """Blocks resident together on the busiest SM: its share of the grid, at most what fits."""
+    return min(rec.get("model_blocks_per_sm"), busiest(rec.get("model_blocks"), sm_count))
+
+
+def exposed_latency(rec, u, sm_count):
+    """Seconds the busiest SM waits on tile loads with nothing to compute: load rounds per block x the rounds of
+    resident blocks it runs (their waits coincide) x the latency of the level holding A, B and C."""
+    c = rec.get
+    rounds_per_block = c("model_load_rounds") / c("model_blocks")
+    waves = math.ceil(busiest(c("model_blocks"), sm_count) / resident_blocks(rec, sm_count) - 1e-9)
+    level = "L2" if c("model_dram_bytes") <= u["l2_bytes"] else "DRAM"
+    return rounds_per_block * waves * u["latency_s"][level]
 
 
 def mix_for(mixes, ratio, warps):
@@ -107,9 +139,9 @@ def mix_for(mixes, ratio, warps):
 
 def predict(rec, u, sm_count):
     """(seconds, binding, parts) of one GEMM record with its model counts; parts: seconds per term (issue, shared
-    memory, L1, barriers, L2, HBM), and the mix's phi and the tail factor."""
+    memory, L1, barriers, load latency, L2, HBM), and the mix's phi and the tail factor."""
     c = rec.get
-    warps_per_sm = c("model_blocks_per_sm") * c("model_threads_per_block") / 32
+    warps_per_sm = resident_blocks(rec, sm_count) * c("model_threads_per_block") / 32
     w = nearest_warps(u["ffma_s"], warps_per_sm)
     s_ffma, s_wf = u["ffma_s"][w], u["wavefront_s"]
     l1tex_inst = c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests") + c("model_st_requests")
@@ -132,12 +164,18 @@ def predict(rec, u, sm_count):
         if plain and synced["barriers_per_trip"] > 0:
             per_barrier = max(0.0, synced["trip_s"] - plain["trip_s"]) / synced["barriers_per_trip"]
             barrier = c("model_block_barriers") * c("model_threads_per_block") / 32 * per_barrier
-    core = core_time(issue, shared + l1, phi) + barrier
-    binding = max(memory, key=memory.get) if memory and max(memory.values()) > core else \
-        "issue" if issue >= shared + l1 else "shared memory" if shared >= l1 else L1
     parts = {"issue": issue, "shared memory": shared, L1: l1, "phi": phi, "barriers": barrier, **memory,
-             "tail": tail(c("model_blocks"), sm_count)}
-    return max([core, *memory.values()]) * parts["tail"], binding, parts
+             "tail": tail(c("model_blocks"), sm_count), EXPOSED: exposed_latency(rec, u, sm_count)}
+    core = core_time(issue, shared + l1, phi) + barrier
+    sm_time = core * parts["tail"] + parts[EXPOSED]
+    mem_time = max(memory.values(), default=0.0) * parts["tail"]
+    if mem_time > sm_time:
+        binding = max(memory, key=memory.get)
+    elif parts[EXPOSED] > core * parts["tail"]:
+        binding = EXPOSED
+    else:
+        binding = "issue" if issue >= shared + l1 else "shared memory" if shared >= l1 else L1
+    return max(sm_time, mem_time), binding, parts
 
 
 def predictions(suite):

@@ -23,16 +23,17 @@ class Rec:
 def units():
     """Unit costs in chip-seconds: FFMA 1 ps (8 warps/SM) and 0.5 ps (16), a wavefront 2 ps; the 64:3 mix at
     8 warps takes 79 ps a trip (issue 67, shared 24: phi = (79 - 67) / 24 = 0.5), with a barrier every 4
-    trips 89 ps (10 ps a trip: 40 ps a warp barrier)."""
+    trips 89 ps (10 ps a trip: 40 ps a warp barrier); load latency 100 ps from L2 (1 MB), 300 ps from DRAM."""
     return {"ffma_s": {8: 1e-12, 16: 0.5e-12}, "wavefront_s": 2e-12,
             "mix": {(64, 3, 16, 8): {"trip_s": 79e-12, "barriers_per_trip": 0}},
-            "mix_sync": {(64, 3, 16, 8): {"trip_s": 89e-12, "barriers_per_trip": 0.25}}, "memory": {}}
+            "mix_sync": {(64, 3, 16, 8): {"trip_s": 89e-12, "barriers_per_trip": 0.25}}, "memory": {},
+            "latency_s": {"L2": 100e-12, "DRAM": 300e-12}, "l2_bytes": 1e6}
 
 
 def kernel(**over):
     c = dict(model_ffma_warp=1000, model_lds_inst=47, model_sts_inst=10, model_ld_requests=20, model_st_requests=3,
              model_lds_wavefronts=120, model_sts_wavefronts=30, model_block_barriers=5, model_blocks=198,
-             model_blocks_per_sm=2, model_threads_per_block=128)
+             model_blocks_per_sm=2, model_threads_per_block=128, model_load_rounds=0, model_dram_bytes=5e5)
     c.update(over)
     return Rec(**c)
 
@@ -71,6 +72,38 @@ def test_global_loads_share_the_l1tex_pipe():
     t, binding, parts = predict.predict(kernel(model_ld_lines=100, model_ld_requests=400), u, 132)
     assert binding == "L1 (requests, lines)"
     assert t == pytest.approx((4300e-12 + 0.5 * 1460e-12 + 800e-12) * 4 / 3)
+
+
+def test_exposed_load_latency_by_hand():
+    """3 load rounds per block; 198 blocks on 132 SMs, 2 resident: the busiest SM runs its 2 blocks together, so
+    their rounds coincide: 3 x 100 ps from L2, added after the tail: 2030 x 4/3 + 300 ps; from DRAM 900 ps."""
+    t, binding, parts = predict.predict(kernel(model_load_rounds=3 * 198), units(), 132)
+    assert parts[predict.EXPOSED] == pytest.approx(300e-12)
+    assert t == pytest.approx(2030e-12 * 4 / 3 + 300e-12) and binding == "issue"
+    t, _, parts = predict.predict(kernel(model_load_rounds=3 * 198, model_dram_bytes=2e6), units(), 132)
+    assert parts[predict.EXPOSED] == pytest.approx(900e-12)
+    assert t == pytest.approx(2030e-12 * 4 / 3 + 900e-12)
+
+
+def test_exposed_load_latency_per_wave_of_resident_blocks():
+    """528 blocks, 2 resident: the busiest SM runs 4, in 2 waves of 2: 2 x 3 rounds x 100 ps. 30 rounds a block
+    (3000 ps) outweigh the core (2030 ps): the load latency binds."""
+    t, _, parts = predict.predict(kernel(model_load_rounds=3 * 528, model_blocks=528), units(), 132)
+    assert parts[predict.EXPOSED] == pytest.approx(600e-12)
+    assert parts["tail"] == 1 and t == pytest.approx(2030e-12 + 600e-12)
+    t, binding, parts = predict.predict(kernel(model_load_rounds=30 * 264, model_blocks=264), units(), 132)
+    assert binding == predict.EXPOSED and t == pytest.approx(2030e-12 + 3000e-12)
+
+
+def test_small_grid_has_fewer_resident_warps():
+    """132 blocks of 4 warps where 4 fit per SM: one block (4 warps) per SM, so FFMA at 8 warps' rate (the
+    smallest measured, 1 ps), not 16's (0.5 ps) that a full SM would have."""
+    assert predict.resident_blocks(kernel(model_blocks=132, model_blocks_per_sm=4), 132) == 1
+    assert predict.resident_blocks(kernel(model_blocks=1000, model_blocks_per_sm=4), 132) == 4
+    _, _, parts = predict.predict(kernel(model_blocks=132, model_blocks_per_sm=4), units(), 132)
+    assert parts["issue"] == pytest.approx(1080e-12)
+    _, _, parts = predict.predict(kernel(model_blocks=528, model_blocks_per_sm=4), units(), 132)
+    assert parts["issue"] == pytest.approx(540e-12)
 
 
 def test_overlap_ends():
@@ -164,7 +197,8 @@ def with_issue_family(path, ffma_per_clk=4.0, wavefronts_per_clk=1.0, phi=0.5, b
         name = e["run_name"].removesuffix("/manual_time")
         if name.startswith("gemm/") and "model_ffma_thread" in e and e.get("aggregate_name") == "median":
             model[name] = {"model_ffma_warp": e["model_ffma_thread"] / 32, "model_sts_inst": e["model_sts_wavefronts"],
-                           "model_st_requests": 0, "model_blocks": 1024, "model_threads_per_block": 256}
+                           "model_st_requests": 0, "model_blocks": 1024, "model_threads_per_block": 256,
+                           "model_load_rounds": 1024 * 16}
     (path.parent / "model.json").write_text(json.dumps(model))
     return path
 
@@ -186,4 +220,6 @@ def test_a_run_with_the_issue_family_is_predicted(make_json, tmp_path):
     assert predict.main([str(path.parent), "-o", str(out)]) == 0
     rows = json.loads(out.read_text())
     assert rows and all(r["predicted_s"] > 0 and r["binding"] for r in rows.values())
-    assert {r["binding"] for r in rows.values()} <= {"issue", "shared memory", "L1 (requests, lines)", "L2", "HBM"}
+    assert {r["binding"] for r in rows.values()} <= {"issue", "shared memory", "L1 (requests, lines)", "L2", "HBM",
+                                                     predict.EXPOSED}
+    assert all(r["parts"][predict.EXPOSED] > 0 for r in rows.values())
