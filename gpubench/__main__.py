@@ -7,6 +7,7 @@ TOOLS = {
     "node_report": "gpubench.regress.node_report",
     "noise_profile": "gpubench.regress.noise_profile",
     "check_errors": "gpubench.regress.check_errors",
+    "detection": "gpubench.regress.detection",
     "report": "gpubench.report",
     "bounds": "gpubench.analysis.bounds",
     "predict": "gpubench.analysis.predict",

@@ -334,15 +334,21 @@ def header(args, bases, cont, metric, chosen):
     return out, cases
 
 
-def build_report(args, bases, cont, metric, chosen):
-    """The comparison's verdicts and everything its output shows (compare_output.Report)."""
-    lines, cases = header(args, bases, cont, metric, chosen)
+def judge(args, bases, cont, metric, chosen):
+    """compare's verdicts (noise.compare_suites rows) of cont against bases with the profile chosen
+    (choose_profile) and the settings of args (min_time, floor, k); detection.py judges planted copies by it."""
     # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
     other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
-    rows = noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
+    return noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
                                 unfloored=set(chosen.sigmas or ()) if chosen.same_gpu else ())
+
+
+def build_report(args, bases, cont, metric, chosen):
+    """The comparison's verdicts and everything its output shows (compare_output.Report)."""
+    lines, cases = header(args, bases, cont, metric, chosen)
+    rows = judge(args, bases, cont, metric, chosen)
     base_names = list(dict.fromkeys(n for b in bases for n in b.by_name))
     skipped = sorted({(r.name, r.skipped) for s in bases + [cont] for r in s.records if r.skipped},
                      key=lambda e: f"{e[0]}: {e[1]}")

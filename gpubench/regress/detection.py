@@ -2,6 +2,9 @@
 count what compare_suites calls, and count what it calls between runs of the same code. Used by the tests
 and for the tables in docs/regression-statistics.md; compare.py does not need it."""
 import math
+import statistics
+
+from gpubench import suite_json
 
 from gpubench.regress.profile import profile_for_runs
 from gpubench.regress.verdict import (AMBIGUOUS, FASTER, MIN_TIME, SLOWER, TIME, _compare_records, compare_suites,
@@ -116,3 +119,116 @@ def false_alarm_table(runs, modes=("pairs", "leave-one-out"), **kw):
         lines.append(f"| {label} | {len(rows)} | {count(SLOWER)} | {count(FASTER)} | {count(AMBIGUOUS)} | "
                      + ", ".join(slower) + " |")
     return "\n".join(lines)
+
+
+# --- The detection tool (python3 -m gpubench detection): what compare can see between runs of one code ----------
+
+PROG = "detection"
+PLANT = 0.03          # the planted change: times x 1.03, rates / 1.03
+MAX_THRESHOLD = 0.02  # the detection rate is over the benchmarks whose threshold is at most this
+
+
+def worse(suite, size, metric=TIME):
+    """A copy of suite with every benchmark made worse by `size` in every sample of metric: times (and any
+    lower-is-better counter) x (1 + size), rates (*_per_second) / (1 + size)."""
+    from dataclasses import replace
+    f = 1 / (1 + size) if metric.endswith("_per_second") else 1 + size
+    recs = [replace(r, samples={**r.samples, metric: [x * f for x in r.samples[metric]]}) if metric in r.samples else r
+            for r in suite.records]
+    return type(suite)(suite.path, suite.context, recs)
+
+
+def _quantile(xs, q):
+    """Nearest-rank quantile of xs (sorted here); nan for none."""
+    xs = sorted(xs)
+    return xs[max(0, math.ceil(q * len(xs)) - 1)] if xs else math.nan
+
+
+def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
+    """Every ordered pair of runs (one baseline, one contender) judged as compare judges it (compare.judge, the
+    profile compare.choose_profile picks with args), then again with every benchmark of the contender made worse
+    by `size`. Counted over launches of at least args.min_time on both sides. -> dict (the JSON output)."""
+    from gpubench.regress import compare
+    pairs, lines = configurations(runs, "pairs"), set()
+    thresholds, floored, flagged, failing, caught, low, caught_all = [], 0, 0, 0, 0, 0, 0
+    for bases, cont in pairs:
+        chosen = compare.choose_profile(args, bases, cont, metric)
+        lines.add(chosen.line)
+        rows = [r for r in compare.judge(args, bases, cont, metric, chosen) if not r.short]
+        planted = {r.name: r for r in compare.judge(args, bases, worse(cont, size, metric), metric, chosen)}
+        flags = [r for r in rows if r.verdict in (SLOWER, FASTER)]
+        flagged += len(flags)
+        failing += any(r.verdict == SLOWER for r in flags)
+        thresholds += [r.threshold for r in rows]
+        floored += sum(r.threshold_from == "floor" for r in rows)
+        hits = [planted[r.name].verdict == SLOWER for r in rows if r.name in planted]
+        caught_all += sum(hits)
+        small = [planted[r.name].verdict == SLOWER for r in rows if r.threshold <= max_threshold and r.name in planted]
+        low += len(small)
+        caught += sum(small)
+    n = len(thresholds)
+    return {"runs": [str(s.path) for s in runs], "pairs": len(pairs), "metric": metric, "profile": sorted(lines),
+            "min_time": args.min_time, "judged_per_pair": n / len(pairs) if pairs else 0,
+            "false_alarms": {"flagged": flagged, "pairs_exit_1": failing},
+            "threshold": {"median": statistics.median(thresholds) if n else None, "p90": _quantile(thresholds, 0.9) if n else None,
+                          "max": max(thresholds) if n else None, "floor": floored},
+            "planted": {"size": size, "max_threshold": max_threshold, "benchmarks": low, "caught": caught,
+                        "rate": caught / low if low else None, "all": n, "caught_all": caught_all,
+                        "rate_all": caught_all / n if n else None}}
+
+
+def render(doc):
+    """The text output of figures()."""
+    pct = lambda v: "n/a" if v is None else f"{v:.2%}"
+    t, p, fa = doc["threshold"], doc["planted"], doc["false_alarms"]
+    return "\n".join([
+        f"detection: {len(doc['runs'])} runs, {doc['pairs']} ordered pairs (one baseline, one contender), "
+        f"launches >= {doc['min_time'] * 1e6:g} µs on both sides: {doc['judged_per_pair']:g} per pair",
+        *[f"  {line}" for profile_line in doc["profile"] for line in profile_line.splitlines()],
+        f"false alarms (the runs as they are): {fa['flagged']} slower or faster; pairs that would exit 1: {fa['pairs_exit_1']}",
+        f"threshold (the smallest change called): median {pct(t['median'])}, p90 {pct(t['p90'])}, max {pct(t['max'])}; "
+        f"set by the floor (no measurement of the benchmark): {t['floor']}",
+        f"planted {p['size']:+.1%} in every benchmark of the contender: caught (slower) {pct(p['rate'])} "
+        f"({p['caught']} of {p['benchmarks']}) where the threshold is <= {p['max_threshold']:.1%}; "
+        f"{pct(p['rate_all'])} ({p['caught_all']} of {p['all']}) of all"])
+
+
+@suite_json.cli(PROG)
+def main(argv=None):
+    import argparse
+    import json
+    import sys
+    from gpubench.regress import compare
+    p = argparse.ArgumentParser(prog=PROG, description=
+        "What compare can see between runs of one code: over every ordered pair of RUNs (one baseline, one "
+        "contender), judged as compare judges them (the same profile rules, --profile, --no-profile), the "
+        "false alarms, the threshold's distribution over launches >= --min-time, and how often a change of "
+        "--size planted in every benchmark of the contender (times x (1 + size), rates / (1 + size)) is "
+        "called slower where the threshold is <= --max-threshold. docs/regression-tracking.md, 'Detection'.")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="runs of one code (files, or folders of runs), at least two")
+    p.add_argument("--size", type=compare.non_negative, default=PLANT, help=f"planted change (default {PLANT:g})")
+    p.add_argument("--max-threshold", type=compare.non_negative, default=MAX_THRESHOLD,
+                   help=f"the rate is over benchmarks whose threshold is at most this (default {MAX_THRESHOLD:g})")
+    p.add_argument("--min-time", type=compare.non_negative, default=MIN_TIME, help=f"as compare's (default {MIN_TIME:g})")
+    p.add_argument("--floor", type=compare.non_negative, default=compare.noise.FLOOR, help="as compare's")
+    p.add_argument("--k", type=compare.non_negative, default=compare.noise.K_SIGMA, help="as compare's")
+    prof = p.add_mutually_exclusive_group()
+    prof.add_argument("--profile", metavar="FILE", help="as compare's --profile")
+    prof.add_argument("--no-profile", action="store_true", help="as compare's --no-profile")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    try:
+        paths = [f for a in args.runs for f in compare.expand(a, last=False)]
+        if len(set(map(str, paths))) < 2:
+            raise compare.InputError("give at least two runs")
+    except compare.InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return compare.EXIT_UNUSABLE
+    runs = [suite_json.load_or_exit(f, PROG) for f in paths]
+    try:
+        doc = figures(runs, args, size=args.size, max_threshold=args.max_threshold)
+    except compare.InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return compare.EXIT_UNUSABLE
+    print(json.dumps(doc, indent=1) if args.format == "json" else render(doc))
+    return 0
