@@ -14,11 +14,11 @@ BUCKETS = ((100e-6, 1e-3, "100 µs-1 ms"), (1e-3, 10e-3, "1-10 ms"), (10e-3, mat
 SIZES = (0.02, 0.05, 0.10, 0.20)
 
 
-def slowed(suite, factors):
-    """A copy of suite with every sample of the named benchmarks' time multiplied: {name: factor}."""
+def slowed(suite, factors, metric=TIME):
+    """A copy of suite with every sample of the named benchmarks' metric multiplied: {name: factor}."""
     from dataclasses import replace
-    recs = [replace(r, samples={**r.samples, TIME: [x * factors[r.name] for x in r.samples[TIME]]})
-            if r.name in factors and TIME in r.samples else r for r in suite.records]
+    recs = [replace(r, samples={**r.samples, metric: [x * factors[r.name] for x in r.samples[metric]]})
+            if r.name in factors and metric in r.samples else r for r in suite.records]
     return type(suite)(suite.path, suite.context, recs)
 
 
@@ -131,24 +131,15 @@ MAX_THRESHOLD = 0.02  # the detection rate is over the benchmarks whose threshol
 def worse(suite, size, metric=TIME):
     """A copy of suite with every benchmark made worse by `size` in every sample of metric: times (and any
     lower-is-better counter) x (1 + size), rates (*_per_second) / (1 + size)."""
-    from dataclasses import replace
     f = 1 / (1 + size) if metric.endswith("_per_second") else 1 + size
-    recs = [replace(r, samples={**r.samples, metric: [x * f for x in r.samples[metric]]}) if metric in r.samples else r
-            for r in suite.records]
-    return type(suite)(suite.path, suite.context, recs)
-
-
-def _quantile(xs, q):
-    """Nearest-rank quantile of xs (sorted here); nan for none."""
-    xs = sorted(xs)
-    return xs[max(0, math.ceil(q * len(xs)) - 1)] if xs else math.nan
+    return slowed(suite, {r.name: f for r in suite.records}, metric)
 
 
 def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
     """Every ordered pair of runs (one baseline, one contender) judged as compare judges it (compare.judge, the
     profile compare.choose_profile picks with args), then again with every benchmark of the contender made worse
     by `size`. Counted over launches of at least args.min_time on both sides. -> dict (the JSON output)."""
-    from gpubench.regress import compare
+    from gpubench.regress import compare, compare_output
     pairs, lines = configurations(runs, "pairs"), set()
     thresholds, floored, flagged, failing, caught, low, caught_all = [], 0, 0, 0, 0, 0, 0
     for bases, cont in pairs:
@@ -170,7 +161,7 @@ def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
     return {"runs": [str(s.path) for s in runs], "pairs": len(pairs), "metric": metric, "profile": sorted(lines),
             "min_time": args.min_time, "judged_per_pair": n / len(pairs) if pairs else 0,
             "false_alarms": {"flagged": flagged, "pairs_exit_1": failing},
-            "threshold": {"median": statistics.median(thresholds) if n else None, "p90": _quantile(thresholds, 0.9) if n else None,
+            "threshold": {"median": statistics.median(thresholds) if n else None, "p90": compare_output.percentile(thresholds, 0.9) if n else None,
                           "max": max(thresholds) if n else None, "floor": floored},
             "planted": {"size": size, "max_threshold": max_threshold, "benchmarks": low, "caught": caught,
                         "rate": caught / low if low else None, "all": n, "caught_all": caught_all,
