@@ -15,7 +15,6 @@
 
 namespace mh::gemm::tc {
 
-constexpr int kCpAsyncStages = 3;
 constexpr int kStageBytes = 2 * kTileBytes<Layout::swizzled>;  // the A tile, then the B tile
 template <int kStages>
 constexpr size_t kCpAsyncSmemBytes = size_t(kStages) * kStageBytes;

@@ -8,6 +8,6 @@
 
 namespace mh::gemm::tc {
 
-constexpr int kCpAsyncAblationStages = 1;
+// kCpAsyncAblationStages (= 1): gemm/tc_shape.hpp.
 
 }  // namespace mh::gemm::tc

@@ -4,12 +4,12 @@
 #include <cstddef>
 
 #include "gemm/tc_gemm.cuh"
+#include "gemm/tc_shape.hpp"
 
 namespace mh::gemm::tc {
 
-constexpr int kWgmmaStages = 3;     // shared buffers, each a 128 x 64 A tile and a 128 x 64 B tile (32 KiB)
-constexpr int kWgmmaThreads = 256;  // two warpgroups, each 64 rows of the 128 x 128 tile of C
-constexpr int kWgmmaMinBlocks = 2;
+// kWgmmaStages (3 shared buffers of a 128 x 64 A and a 128 x 64 B tile, 32 KiB), kWgmmaThreads (two warpgroups,
+// each 64 rows of the 128 x 128 tile of C) and kWgmmaMinBlocks: gemm/tc_shape.hpp.
 // The tiles' base is rounded up to 1024 bytes (TMA's 128-byte swizzle repeats every 8 rows of 128 bytes),
 // so the dynamic allocation has 1 KiB of slack; the stages' mbarriers are static.
 constexpr size_t kWgmmaDynSmemBytes = size_t(kWgmmaStages) * 32768 + 1024;

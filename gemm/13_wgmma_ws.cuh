@@ -5,17 +5,15 @@
 #include <cstddef>
 
 #include "gemm/tc_gemm.cuh"
+#include "gemm/tc_shape.hpp"
 
 namespace mh::gemm::tc {
 
-// Block tile 128 x 256 of C, K in steps of 64: two consumer warpgroups, each 64 rows x 256 columns.
-constexpr int kWsBM = 128, kWsBN = 256, kWsBK = 64;
-constexpr int kWsStages = 4;      // ring of shared buffers, each a 128 x 64 A tile and a 256 x 64 B tile
-constexpr int kWsThreads = 384;   // warpgroup 0: the producer (one thread issues TMA); 1 and 2: consumers
-constexpr int kWsMinBlocks = 1;   // one block per SM: 168 registers a thread at launch, moved by setmaxnreg
-constexpr size_t kWsATileBytes = size_t(kWsBM) * kWsBK * 2;  // 16 KiB
-constexpr size_t kWsBTileBytes = size_t(kWsBN) * kWsBK * 2;  // 32 KiB
-constexpr size_t kWsStageBytes = kWsATileBytes + kWsBTileBytes;
+// Block tile 128 x 256 of C, K in steps of 64 (kWsBM, kWsBN, kWsBK), two consumer warpgroups, each 64 rows x
+// 256 columns; a ring of kWsStages = 4 shared buffers, each a 128 x 64 A tile and a 256 x 64 B tile
+// (kWsATileBytes, kWsBTileBytes, kWsStageBytes); kWsThreads = 384 (warpgroup 0: the producer, one thread issues
+// TMA; 1 and 2: consumers); kWsMinBlocks = 1 (168 registers a thread at launch, moved by setmaxnreg);
+// kPersistentGroupM (kernel 14's grouped walk) and kMulticastCluster (kernel 15): all in gemm/tc_shape.hpp.
 // The ring's base is rounded up to 1024 bytes (the 128-byte swizzle's period of 8 rows), hence 1 KiB of
 // slack; the full and empty mbarriers (8 bytes each per stage) are static.
 constexpr size_t kWsDynSmemBytes = size_t(kWsStages) * kWsStageBytes + 1024;
@@ -25,14 +23,12 @@ void prepare_wgmma_ws();  // opts the kernel into kWsDynSmemBytes
 void launch_wgmma_ws(const TcGemm& g);
 const void* wgmma_ws_kernel_ptr();
 
-// Kernel 14: output tiles in groups of this many tile rows (M), column by column inside a group.
-constexpr int kPersistentGroupM = 16;
+// Kernel 14: persistent, output tiles in groups of kPersistentGroupM tile rows, column by column inside a group.
 void prepare_wgmma_persistent();
 void launch_wgmma_persistent(const TcGemm& g);  // grid: SMs x resident blocks (occupancy API), at most the tiles
 const void* wgmma_persistent_kernel_ptr();
 
 // Kernel 15: kernel 14 in clusters of 2 blocks (vertically adjacent tiles), B multicast by halves.
-constexpr int kMulticastCluster = 2;
 void prepare_wgmma_multicast();
 void launch_wgmma_multicast(const TcGemm& g);  // grid: 2 x min(tile pairs, active clusters (occupancy API))
 const void* wgmma_multicast_kernel_ptr();

@@ -3,10 +3,13 @@
 // FP64 DGEMM reference of the BF16 inputs, gemm/tc_verify.cuh) and reports max_rel_err and tolerance; a
 // failure ends the benchmark with one line and times nothing. HBM-resident: A and B (32 MiB each at 4096^3,
 // 128 MiB at 8192^3) do not fit the 60 MiB L2 together; L2 keeps the reuse between the blocks in flight.
+// The counting model's numbers (model/tc_gemm_model.hpp) go to --model_out: gpubench/analysis/predict.py
+// multiplies them by the unit costs of the same run, gpubench/analysis/ncu_table.py sets them beside ncu's.
 #include "gemm/launch_counters.cuh"
 #include "gemm/tc_cublas.cuh"
 #include "gemm/tc_verify.cuh"
 #include "harness/bench.cuh"
+#include "model/tc_gemm_model.hpp"
 
 namespace {
 using namespace mh;
@@ -53,6 +56,38 @@ void run(benchmark::State& st, const TcKernel* kernel, Shape s) {
   if (kernel->threads > 0) add_launch_counters(st, tc_kernel_launch(*kernel));
 }
 
+// The counting model's numbers for a kernel of ours at a shape, blocks_per_sm resident (docs/reference.md lists them).
+Prediction model_of(const DeviceFacts& f, const TcKernel& k, const Shape& s, int blocks_per_sm) {
+  const model::TcCounts c = model::count_tc_gemm(model::tc_plan(std::string(k.name)), s.m, s.n, s.k, f.sm_count, blocks_per_sm);
+  return {{"model_flops", c.flops},
+          {"model_wmma_m16n16k16", c.wmma},
+          {"model_mma_m16n8k16", c.mma_sync},
+          {"model_wgmma", c.wgmma},
+          {"model_wgmma_n", c.wgmma_n},
+          {"model_ld_global_bytes", c.ld_global_bytes},
+          {"model_cp_async_bytes", c.cp_async_bytes},
+          {"model_tma_bytes", c.tma_bytes},
+          {"model_tma_multicast_bytes", c.tma_multicast_bytes},
+          {"model_l2_read_bytes", c.l2_read_bytes},
+          {"model_dram_bytes", c.dram_bytes},
+          {"model_c_store_bytes", c.c_store_bytes},
+          {"model_ldmatrix_inst", c.ldmatrix_inst},
+          {"model_ldmatrix_wavefronts", c.ldmatrix_wavefronts},
+          {"model_wmma_load_wavefronts", c.wmma_load_wavefronts},
+          {"model_wmma_stage_wavefronts", c.wmma_stage_wavefronts},
+          {"model_sts_inst", c.sts_inst},
+          {"model_smem_fill_wavefronts", c.smem_fill_wavefronts},
+          {"model_block_barriers", c.block_barriers},
+          {"model_mbarrier_waits", c.mbarrier_waits},
+          {"model_blocks", c.blocks},
+          {"model_blocks_per_sm", c.blocks_per_sm},
+          {"model_waves", c.waves},
+          {"model_tile_quantization", c.tile_quantization},
+          {"model_stages", c.stages},
+          {"model_warp_specialized", c.warp_specialized ? 1 : 0},
+          {"model_threads_per_block", c.threads_per_block}};
+}
+
 void plan(Planner& p) {
   const DeviceFacts& f = p.facts();
   p.context("tc_cublas", tc_cublas_context());
@@ -81,6 +116,7 @@ void plan(Planner& p) {
       }
       const TcKernel* kernel = &k;
       p.add_if_resident(name, l, [kernel, s](benchmark::State& st) { run(st, kernel, s); });
+      if (k.threads > 0 && l.blocks_per_sm > 0) p.predict(name, model_of(f, k, s, l.blocks_per_sm));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gemm/tc_gemm.cuh"
+#include "gemm/tc_shape.hpp"
 
 // BF16 mma.sync, cp.async and BF16 WMMA exist from sm_80 on: other device passes compile empty kernels
 // (the plans skip them with the reason, so they never run).
@@ -24,35 +25,15 @@
 
 namespace mh::gemm::tc {
 
-constexpr int BM = 128, BN = 128, BK = 64, kThreads = 256, kMinBlocks = 2;
-constexpr int WM = 64, WN = 32, kWarpsN = BN / WN;  // warp w covers rows (w / 4) * 64, columns (w % 4) * 32
-constexpr int kMTiles = WM / 16, kNTiles = WN / 8;   // m16n8k16 tiles per warp: 4 x 4
-constexpr int kRowChunks = BK / 8;                   // 16-byte chunks per tile row
-constexpr int kChunksPerThread = BM * kRowChunks / kThreads;
-static_assert(BM == BN, "one copy routine serves the A and the B tile");
-static_assert(BM * kRowChunks % kThreads == 0, "every thread copies the same number of chunks");
-static_assert((BM / WM) * kWarpsN * 32 == kThreads, "the warps tile the block");
-
-// How a tile's rows sit in shared memory:
+// The block tile, warp tile, layouts (Layout, kRowBytes, kTileBytes, chunk_offset) and the ldmatrix lane
+// addressing are gemm/tc_shape.hpp's, shared with the counting model (model/tc_gemm_model.hpp). How a tile's
+// rows sit in shared memory:
 //   plain:    row r at 128 r bytes. The 8 rows an ldmatrix phase reads at one chunk are 128 bytes apart: all
 //             in the same four banks, an 8-way conflict (kernel 10a).
 //   padded:   row r at 144 r bytes (BK + 8 elements, WMMA's ldm = 72): 8 rows land in 8 different 16-byte
 //             bank groups, at the price of 1/8 more shared memory (kernel 9).
 //   swizzled: row r at 128 r bytes, chunk c stored at chunk c ^ (r % 8): the 8 rows of a phase hit 8 different
 //             bank groups, nothing wasted (kernels 10, 11). The same XOR as TMA's 128-byte swizzle.
-enum class Layout { plain, padded, swizzled };
-template <Layout L>
-constexpr int kRowBytes = L == Layout::padded ? (BK + 8) * 2 : BK * 2;
-template <Layout L>
-constexpr int kTileBytes = BM * kRowBytes<L>;
-
-// Byte offset of chunk `chunk` (8 BF16, k = 8 chunk ... 8 chunk + 7) of tile row `row`: the one place the
-// layouts are written down; the copies and the fragment loads both go through it.
-template <Layout L>
-__device__ __forceinline__ uint32_t chunk_offset(int row, int chunk) {
-  const int c = L == Layout::swizzled ? chunk ^ (row % 8) : chunk;
-  return static_cast<uint32_t>(row * kRowBytes<L> + c * 16);
-}
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -166,12 +147,15 @@ __device__ __forceinline__ void mma_block_tile(const uint8_t* As, const uint8_t*
   for (int ks = 0; ks < BK / 16; ++ks) {
     uint32_t a[kMTiles][4], b[kNTiles][2];
 #pragma unroll
-    for (int mi = 0; mi < kMTiles; ++mi)
-      ldmatrix_x4(a[mi], a_base + chunk_offset<L>(wm0 + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2), 2 * ks + lane / 16));
+    for (int mi = 0; mi < kLdsmA; ++mi) {
+      const TilePos p = ldsm_a_pos(wm0, mi, ks, lane);
+      ldmatrix_x4(a[mi], a_base + chunk_offset<L>(p.row, p.chunk));
+    }
 #pragma unroll
-    for (int nj = 0; nj < kNTiles / 2; ++nj) {
+    for (int nj = 0; nj < kLdsmB; ++nj) {
       uint32_t r[4];
-      ldmatrix_x4(r, b_base + chunk_offset<L>(wn0 + nj * 16 + lane % 8 + 8 * (lane / 16), 2 * ks + (lane / 8) % 2));
+      const TilePos p = ldsm_b_pos(wn0, nj, ks, lane);
+      ldmatrix_x4(r, b_base + chunk_offset<L>(p.row, p.chunk));
       b[2 * nj][0] = r[0];
       b[2 * nj][1] = r[1];
       b[2 * nj + 1][0] = r[2];
