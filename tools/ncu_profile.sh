@@ -4,7 +4,8 @@
 # usage: tools/ncu_profile.sh GPUBENCH RUN_DIR   (RUN_DIR holds the run's benchmarks.json)
 # The per-pipe warp instructions (FMA, LSU, ALU) and issue-active cycles sit beside the GEMM model's FFMA / 32 and
 # its load/store instruction counts (gpubench/analysis/ncu_table.py); their names are those of Nsight Compute
-# 2025 for sm_90, not yet run on a GPU here: ncu stops on an unknown metric name.
+# 2025 for sm_90, not yet run on a GPU here: ncu stops on an unknown metric name. The tensor-pipe warp
+# instructions (HMMA: WMMA and mma.sync; GMMA: wgmma) sit beside the tensor-core model's instruction counts.
 set -euo pipefail
 BENCH=$1 DIR=$2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +35,8 @@ smsp__inst_executed_pipe_lsu.sum
 smsp__inst_executed_pipe_alu.sum
 smsp__issue_active.sum
 lts__throughput.avg.pct_of_peak_sustained_elapsed
+smsp__inst_executed_pipe_tensor_op_hmma.sum
+smsp__inst_executed_pipe_tensor_op_gmma.sum
 EOF2
 )
 "$BENCH" --benchmark_list_tests=true --benchmark_filter="$FILTER" >"$DIR/ncu_order.txt"

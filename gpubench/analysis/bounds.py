@@ -32,6 +32,8 @@ KERNELS = ("naive", "coalesced", "smem", "smem_conflicted", "smem_padded",
 # The BF16 tensor-core ladder (gemm/tc_gemm.cu, issue 30): gemm/<kernel>/... too, but not FP32 FFMA kernels.
 TENSOR_CORE_KERNELS = ("cublas_bf16", "wmma", "mma_swizzled", "mma_conflicted", "cp_async", "cp_async_1stage",
                        "wgmma_tma", "wgmma_ws", "wgmma_persistent", "wgmma_multicast")
+# Those with a counting model (model/tc_gemm_model.hpp): every kernel of ours, not cuBLAS.
+TENSOR_CORE_MODELLED = tuple(k for k in TENSOR_CORE_KERNELS if k != "cublas_bf16")
 RESOURCES = ("FMA", "L1 (requests, lines)", "L2", "HBM", "shared memory", "barriers")
 
 

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from gpubench import families
 from gpubench import suite_json
 from gpubench import tables
+from gpubench.analysis import bounds
 
 TIME = "gpu__time_duration.sum"
 LD_REQ, LD_SEC = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -37,6 +38,9 @@ SH_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 PIPE_FMA, PIPE_LSU, PIPE_ALU = ("smsp__inst_executed_pipe_fma.sum", "smsp__inst_executed_pipe_lsu.sum",
                                 "smsp__inst_executed_pipe_alu.sum")
 ISSUE_ACTIVE = "smsp__issue_active.sum"
+# Tensor-pipe warp instructions (profiled since the tensor-core model, issue 30): HMMA for WMMA and mma.sync,
+# GMMA for wgmma (each warp of a warpgroup issues it)
+PIPE_HMMA, PIPE_GMMA = "smsp__inst_executed_pipe_tensor_op_hmma.sum", "smsp__inst_executed_pipe_tensor_op_gmma.sum"
 MARKER = "mh_profile_marker"
 
 
@@ -293,8 +297,55 @@ GEMM_COLUMNS = [
 ]
 
 
+def _ldsm_extra(r):
+    """Bank conflicts the model predicts: ldmatrix wavefronts beyond 4 an instruction (.x4, conflict-free)."""
+    return (r.get("model_ldmatrix_wavefronts") - 4 * r.get("model_ldmatrix_inst")) / 1e6
+
+
+# The BF16 tensor-core ladder's counts (model/tc_gemm_model.hpp) against ncu. A WMMA m16n16k16 is two HMMA
+# m16n8k16; a wgmma is one GMMA per warp of its warpgroup.
+TC_COLUMNS = [
+    GemmColumn("HMMA (M warp inst)", lambda r: (r.get("model_mma_m16n8k16") + 2 * r.get("model_wmma_m16n16k16")) / 1e6,
+               _ncu(PIPE_HMMA, 1e6), PIPE_HMMA, "HMMA warp instructions: WMMA counted as two m16n8k16", newer=True),
+    GemmColumn("GMMA (M warp inst)", lambda r: 4 * r.get("model_wgmma") / 1e6, _ncu(PIPE_GMMA, 1e6), PIPE_GMMA,
+               "GMMA warp instructions: the model counts 4 per warpgroup wgmma", newer=True),
+    GemmColumn("ldmatrix (M)", _model("model_ldmatrix_inst", scale=1e6), _ncu(LDSM_INST, 1e6), LDSM_INST,
+               "ldmatrix instructions"),
+    GemmColumn("smem load wavefronts (M)",
+               lambda r: (r.get("model_ldmatrix_wavefronts") + r.get("model_wmma_load_wavefronts")
+                          + r.get("model_wmma_stage_wavefronts") / 2) / 1e6, _ncu(SH_LD_WF, 1e6), SH_LD_WF,
+               "shared-load wavefronts: WMMA's fragment loads are the compiler's (modelled as 128 bytes a wavefront)"),
+    GemmColumn("smem store wavefronts (M)",
+               lambda r: ((r.get("model_smem_fill_wavefronts") if r.get("model_sts_inst") > 0 else 0)
+                          + r.get("model_wmma_stage_wavefronts") / 2) / 1e6, _ncu(SH_ST_WF, 1e6), SH_ST_WF,
+               "shared-store wavefronts: st.shared only (cp.async and TMA write shared memory outside the LSU's stores)"),
+    GemmColumn("bank conflicts (M)", _ldsm_extra, _ncu(SH_LD_CONFLICTS, 1e6), SH_LD_CONFLICTS,
+               "shared-load bank conflicts: the model's are ldmatrix wavefronts beyond 4 an instruction"),
+    GemmColumn("L2 sectors read (M)", _model("model_l2_read_bytes", scale=32e6), _ncu(L2_FROM_L1, 1e6), L2_FROM_L1,
+               "L2 sectors read by the SMs: the model reads each block's tiles once (L1 serves co-resident blocks "
+               "sharing a tile for ld.global; TMA reads are counted under srcunit tex only in part)"),
+    GemmColumn("DRAM bytes (MB)", _model("model_dram_bytes", scale=1e6),
+               lambda g: (g.get(DRAM_RD, float("nan")) + g.get(DRAM_WR, float("nan"))) / 1e6, DRAM_RD,
+               "DRAM bytes: the model is compulsory only; ncu adds the re-reads of tiles L2 evicted"),
+]
+
+
 def gemm(pairs, tally):
-    cols = [c for c in GEMM_COLUMNS if not c.newer or any(c.metric in g for _, g in pairs)]
+    fp32 = [(r, g) for r, g in pairs if r.fields.get("kernel") not in bounds.TENSOR_CORE_MODELLED]
+    tc = [(r, g) for r, g in pairs if r.fields.get("kernel") in bounds.TENSOR_CORE_MODELLED]
+    out = gemm_fp32(fp32, tally) if fp32 else []
+    if tc:
+        out += ["", "## BF16 tensor-core GEMM kernels: model / ncu", "",
+                "Cells read model / ncu (`model_*` of model/tc_gemm_model.hpp); each pair counts in the agreement line "
+                "(within 2 %). ncu: tensor-pipe warp instructions (HMMA, GMMA), ldmatrix instructions, shared-load "
+                "and -store wavefronts, shared-load bank conflicts, L2 sectors read by the SMs, DRAM bytes.", ""]
+        out += _gemm_rows(TC_COLUMNS, tc, tally)
+    return out
+
+
+def _gemm_rows(columns, pairs, tally):
+    """The model / ncu table of `columns` (those an older ncu.csv lacks left out), one row per pair."""
+    cols = [c for c in columns if not c.newer or any(c.metric in g for _, g in pairs)]
     rows = []
     for r, g in pairs:
         cells, off, compared = [r.name], [], False
@@ -306,6 +357,10 @@ def gemm(pairs, tally):
                 off.append(col.title)
             cells.append(f"{_fmt(model, 4)} / {_fmt(measured, 4)}" if model == model else _fmt(measured, 4))
         rows.append(cells + [", ".join(off) or ("–" if compared else "n/a")])
+    return tables.markdown(["benchmark"] + [c.title for c in cols] + ["disagree"], rows)
+
+
+def gemm_fp32(pairs, tally):
     return (["## GEMM kernels: model / ncu", "",
              "Cells read model / ncu; the model's values are the `model_*` predictions of the same run (cuBLAS has "
              "none). Every model / ncu pair counts in the agreement line (within 2 %); the last column names the "
@@ -317,7 +372,7 @@ def gemm(pairs, tally):
              "every reuse. There is no model of L2 reuse (tile order, L2 capacity), so where ncu counts more "
              "(about 8.5 GB against 201 MB for kernels 1-3 at 4096³) that is L2 misses the model leaves out, "
              "not an error in the other counts.", ""]
-            + tables.markdown(["benchmark"] + [c.title for c in cols] + ["disagree"], rows))
+            + _gemm_rows(GEMM_COLUMNS, pairs, tally))
 
 
 def tables_md(pairs):

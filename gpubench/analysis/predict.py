@@ -24,6 +24,9 @@ kernels it predicts (docs/families/issue.md, "The time model").
   L2, HBM: the bounds of gpubench/analysis/bounds.py (they overlap the SM's time: the larger one binds);
   tail = ceil(blocks / SMs) / (blocks / SMs): the busiest SM's share of the grid over the mean one.
 
+The BF16 tensor-core ladder (kernels 9-15) has its own rules, gpubench/analysis/tc_predict.py; its rows have
+the same fields (parts: seconds per term, the tail factor, one_stage).
+
 usage: python3 -m gpubench predict RUN_DIR [-o FILE] [--force]   (writes RUN_DIR/predictions.json:
        {"<gemm benchmark>": {"measured_s", "predicted_s", "binding", "parts"}}, parts: seconds per term, phi and
        the tail factor; predicted_s and binding are
@@ -39,6 +42,7 @@ import sys
 from gpubench import suite_json
 from gpubench.analysis import bounds
 from gpubench.analysis import latency_levels
+from gpubench.analysis import tc_predict
 
 OUT_FILE = "predictions.json"
 L1 = "L1 (requests, lines)"
@@ -202,6 +206,26 @@ def predictions(suite):
         for row in out.values():
             row.update(predicted_s=None, binding=None)
             row.pop("parts", None)
+    tc_rows, tc_missing = tc_predictions(suite, sm)
+    out.update(tc_rows)
+    return out, missing + tc_missing
+
+
+def tc_predictions(suite, sm):
+    """({tensor-core GEMM benchmark: row}, missing): the ladder's kernels with model counts (cuBLAS has none)."""
+    recs = [r for r in suite.ok("gemm") if r.fields.get("kernel") in bounds.TENSOR_CORE_MODELLED and r.has("model_flops")]
+    if not recs:
+        return {}, []
+    u, missing = tc_predict.unit_costs(suite)
+    lacks = sorted({k for r in recs for k in tc_predict.COUNTS if not r.has(k)})
+    if lacks:
+        missing.append("tensor-core model counts " + ", ".join(lacks))
+    out = {}
+    for r in recs:
+        row = {"measured_s": r.get(suite_json.TIME), "predicted_s": None, "binding": None}
+        if not missing and sm:
+            row["predicted_s"], row["binding"], row["parts"] = tc_predict.predict(r, u, sm)
+        out[r.name] = row
     return out, missing
 
 

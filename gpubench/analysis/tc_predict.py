@@ -1,0 +1,110 @@
+"""Time predictions for the BF16 tensor-core ladder (kernels 9-15, issue 30), from the counting model's counts
+(model/tc_gemm_model.hpp through gemm/bench_tc_gemm.cu: model.json) and unit costs measured by the micro families
+of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md, "The time model").
+
+  f = the GEMM record's own SM clock (sm_clock_mhz), S = SMs (context.sm_count)
+  tensor  = FLOPs executed / (R x S x f), R: tensor/mma/bf16/throughput/data:random (WMMA and mma.sync: both run
+            HMMA m16n8k16) or tensor/wgmma/bf16/ss/n:N/data:random (N: the kernel's wgmma n), FLOP/clock/SM;
+  shared  = (ldmatrix + WMMA fragment + staging + tile-fill wavefronts) / (W x S x f), W = wavefronts per clock
+            of smem_banks/ldmatrix/x:4/trans:0/layout:swizzled (the model's wavefronts per instruction over the
+            measured cycles per instruction); wgmma's operand reads are inside R (the ss micro reads shared memory);
+  copy    = L2 -> SM bytes / B: one-stage kernels (a block copies a tile, waits, computes) at the rate of the micro
+            that does the same, async/ld_st/l2/bandwidth/tile:16384 (ld.global + st.shared) or
+            async/cp_async/l2/bandwidth/bytes:16/stages:1; pipelined kernels keep several tiles in flight and
+            reach the L2 roof, ceiling/read/l2; TMA multicast bytes (delivered) at
+            async/tma/l2/bandwidth/kind:multicast/cluster_size:2, added to the unicast bytes' time (one TMA unit
+            per SM issues both);
+  HBM     = compulsory reads / ceiling/read/hbm + C / ceiling/write/hbm (overlaps everything);
+  epilogue= C bytes / ceiling/write/hbm, after the main loop (no tensor work of that block in flight);
+  overlap : one stage: main = copy + max(tensor, shared) (a barrier separates the copy from the compute and the
+            resident blocks copy at the same time); pipelined: main = max(tensor, shared, copy);
+  tail    = ceil(waves) / waves (waves: work units over resident slots, model_waves);
+  t = max(main x tail, HBM) + epilogue.
+"""
+import math
+
+# Each unit cost and the benchmark it is measured by.
+UNITS = {
+    "mma_flops_per_clk": "tensor/mma/bf16/throughput/data:random flops_per_clock_per_sm",
+    "wgmma_flops_per_clk": "tensor/wgmma/bf16/ss/n:N/data:random flops_per_clock_per_sm (per n)",
+    "wavefronts_per_clk": "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled: wavefronts_per_instruction (model) / "
+                          "cycles_per_instruction",
+    "ld_global_bytes_per_s": "async/ld_st/l2/bandwidth/tile:16384 bytes_per_second",
+    "cp_async_bytes_per_s": "async/cp_async/l2/bandwidth/bytes:16/stages:1 bytes_per_second",
+    "multicast_bytes_per_s": "async/tma/l2/bandwidth/kind:multicast/cluster_size:2 bytes_per_second",
+    "l2_bytes_per_s": "ceiling/read/l2 bytes_per_second",
+    "hbm_read_bytes_per_s": "ceiling/read/hbm bytes_per_second",
+    "hbm_write_bytes_per_s": "ceiling/write/hbm bytes_per_second",
+}
+LDSM = "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled"
+SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops_per_clock_per_sm"),
+          "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
+          "cp_async_bytes_per_s": ("async/cp_async/l2/bandwidth/bytes:16/stages:1", "bytes_per_second"),
+          "multicast_bytes_per_s": ("async/tma/l2/bandwidth/kind:multicast/cluster_size:2", "bytes_per_second"),
+          "l2_bytes_per_s": ("ceiling/read/l2", "bytes_per_second"),
+          "hbm_read_bytes_per_s": ("ceiling/read/hbm", "bytes_per_second"),
+          "hbm_write_bytes_per_s": ("ceiling/write/hbm", "bytes_per_second")}
+# The counts a prediction needs (gemm/bench_tc_gemm.cu exports them).
+COUNTS = ("model_flops", "model_wgmma_n", "model_ldmatrix_wavefronts", "model_wmma_load_wavefronts",
+          "model_wmma_stage_wavefronts", "model_smem_fill_wavefronts", "model_ld_global_bytes", "model_cp_async_bytes",
+          "model_tma_bytes", "model_tma_multicast_bytes", "model_dram_bytes", "model_c_store_bytes", "model_stages",
+          "model_waves")
+
+
+def unit_costs(suite):
+    """(units, missing): the measured unit costs, and the benchmarks the run lacks."""
+    u = {k: suite.value(name, counter) for k, (name, counter) in SIMPLE.items()}
+    u = {k: v for k, v in u.items() if v}
+    u["wgmma_flops_per_clk"] = {int(r.fields["n"]): r.get("flops_per_clock_per_sm")
+                                for r in suite.ok("tensor") if r.name.startswith("tensor/wgmma/bf16/ss/")
+                                and r.fields.get("data") == "random" and r.get("flops_per_clock_per_sm") > 0}
+    r = suite.by_name.get(LDSM)
+    cycles = suite.value(LDSM, "cycles_per_instruction")
+    if r is not None and cycles and r.has("wavefronts_per_instruction"):
+        u["wavefronts_per_clk"] = r.get("wavefronts_per_instruction") / cycles
+    missing = [UNITS[k] for k in UNITS if not u.get(k)]
+    return u, missing
+
+
+def wgmma_rate(rates, n):
+    """FLOP/clock/SM of wgmma at n: the measured n, else the largest measured below it, else the smallest."""
+    below = [m for m in rates if m <= n]
+    return rates[max(below)] if below else rates[min(rates)]
+
+
+def terms(rec, u, sm_count):
+    """Seconds per resource of one record: tensor, shared memory, copy (L2 -> SM), HBM, epilogue."""
+    c = rec.get
+    clocks = sm_count * c("sm_clock_mhz") * 1e6  # SM clocks per second, whole GPU
+    n = int(c("model_wgmma_n"))
+    rate = wgmma_rate(u["wgmma_flops_per_clk"], n) if n else u["mma_flops_per_clk"]
+    wavefronts = sum(c(k) for k in ("model_ldmatrix_wavefronts", "model_wmma_load_wavefronts",
+                                    "model_wmma_stage_wavefronts", "model_smem_fill_wavefronts"))
+    one_stage = c("model_stages") <= 1
+    if one_stage:
+        copy = c("model_ld_global_bytes") / u["ld_global_bytes_per_s"] + c("model_cp_async_bytes") / u["cp_async_bytes_per_s"]
+    else:
+        copy = (c("model_ld_global_bytes") + c("model_cp_async_bytes") + c("model_tma_bytes")) / u["l2_bytes_per_s"]
+    copy += c("model_tma_multicast_bytes") / u["multicast_bytes_per_s"]
+    c_bytes = c("model_c_store_bytes")
+    return {"tensor": c("model_flops") / (rate * clocks),
+            "shared memory": wavefronts / (u["wavefronts_per_clk"] * clocks),
+            "copy (L2 -> SM)": copy,
+            "HBM": (c("model_dram_bytes") - c_bytes) / u["hbm_read_bytes_per_s"] + c_bytes / u["hbm_write_bytes_per_s"],
+            "epilogue (C stores)": c_bytes / u["hbm_write_bytes_per_s"]}, one_stage
+
+
+def tail(waves):
+    """The last wave's share: a grid of 3.9 waves takes as long as 4."""
+    return math.ceil(waves - 1e-9) / waves if waves > 0 else 1.0
+
+
+def predict(rec, u, sm_count):
+    """(seconds, binding, parts) of one tensor-core GEMM record with its model counts."""
+    t, one_stage = terms(rec, u, sm_count)
+    compute = max(t["tensor"], t["shared memory"])
+    main = t["copy (L2 -> SM)"] + compute if one_stage else max(compute, t["copy (L2 -> SM)"])
+    parts = dict(t, tail=tail(rec.get("model_waves")), one_stage=1.0 if one_stage else 0.0)
+    seconds = max(main * parts["tail"], t["HBM"]) + t["epilogue (C stores)"]
+    binding = max(("tensor", "shared memory", "copy (L2 -> SM)", "HBM"), key=lambda k: t[k])
+    return seconds, binding, parts
