@@ -309,13 +309,25 @@ def tc_gemm_ladder(suite):
         return []
     peak, formula = tensor_core.bf16_peak(suite)
     l2 = tensor_core.l2_tile_bound(suite)
-    rows = [[k, num(f, 1e-12), num(ratio(f, cublas), 100), num(ratio(f, peak), 100), num(ratio(f, l2))]
+    pred, missing = tensor_core.predicted(suite, n)
+    us = lambda t: f"{t * 1e6:.4g} µs" if t else "n/a"
+
+    def model(k):
+        measured, predicted, binding = pred.get(k, (None, None, None))
+        return [us(measured), us(predicted), f"{predicted / measured:.2f}" if predicted and measured else "n/a",
+                binding or "n/a"]
+    rows = [[k, num(f, 1e-12), num(ratio(f, cublas), 100), num(ratio(f, peak), 100), num(ratio(f, l2)), *model(k)]
             for k, f in ([("cublas_bf16", cublas)] if cublas else []) + steps]
     limits_line = (f"BF16 dense peak {num(peak, 1e-12)} TFLOP/s ({formula})" if peak else formula) + \
         (f"; L2 bound of a 128×128 tile {num(l2, 1e-12)} TFLOP/s (ceiling/read/l2 × 64 FLOP/B)" if l2 else "")
+    why = f" No prediction: the run lacks {'; '.join(missing)}." if missing and not any(p[1] for p in pred.values()) else ""
     return ["## Tensor-core GEMM ladder (BF16)", "",
-            f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`, under Tensor cores). {limits_line}.", "",
-            *table(["kernel", "TFLOP/s", "% of cuBLAS BF16", "% of BF16 peak", "× L2 tile bound"], rows)]
+            f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`, under Tensor cores). {limits_line}. The prediction is the "
+            "tensor-core time model's (`predictions.json`, gpubench/analysis/tc_predict.py, docs/families/tc-gemm.md): "
+            "the counts of model/tc_gemm_model.hpp times unit costs of this run (tensor/, smem_banks/ldmatrix/, "
+            f"async/, ceiling/), target 0.80-1.20 of measured at 4096³.{why}", "",
+            *table(["kernel", "TFLOP/s", "% of cuBLAS BF16", "% of BF16 peak", "× L2 tile bound", "measured",
+                    "predicted", "predicted / measured", "predicted binding"], rows)]
 
 
 def other(suite):

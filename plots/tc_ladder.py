@@ -2,8 +2,10 @@
 """BF16 tensor-core GEMM ladder: TFLOP/s of each kernel of ours at 4096^3 (8192^3 when the run lacks 4096)
 in ladder order (gemm/<wmma|mma_swizzled|...|wgmma_tma>), each bar labelled with its % of cuBLAS BF16 at the
 same shape (dashed line); the BF16 dense peak at the run's clock (Hopper: SMs x 4096 FLOP/clk/SM x clock) and
-the 128x128 tile's L2 bound (ceiling/read/l2 x 64 FLOP per byte, docs/families/tc-gemm.md) as dotted lines."""
-from gpubench.analysis.tensor_core import bf16_peak, l2_tile_bound, ladder
+the 128x128 tile's L2 bound (ceiling/read/l2 x 64 FLOP per byte, docs/families/tc-gemm.md) as dotted lines; the
+time model's prediction (predictions.json rules, gpubench/analysis/tc_predict.py) as a black tick per kernel, with
+predicted / measured and the predicted binding resource under the bar."""
+from gpubench.analysis.tensor_core import bf16_peak, l2_tile_bound, ladder, predicted
 from plots.plotting import note, nothing_to_plot, parse_args, plt, save
 
 PROG = "tc_ladder"
@@ -23,6 +25,16 @@ def main(argv=None):
         pct = f"\n{t * 1e12 / cublas * 100:.0f} %" if cublas else ""
         ax.text(x, t, f"{t:.0f}{pct}", ha="center", va="bottom", fontsize="small")
     lines = list(tflops)
+    pred, _ = predicted(suite, n)
+    flops, label = 2.0 * n ** 3, "predicted (time model)"
+    for x, (k, f) in enumerate(steps):
+        measured, p, binding = pred.get(k, (None, None, None))
+        if not p:
+            continue
+        ax.plot([x - 0.3, x + 0.3], [flops / p / 1e12] * 2, color="k", lw=2, label=label)
+        label = None  # one legend entry
+        ax.text(x, 0, f"{p / measured:.2f}\n{binding}", ha="center", va="bottom", fontsize="x-small", color="w")
+        lines.append(flops / p / 1e12)
     if cublas:
         ax.axhline(cublas / 1e12, color="k", ls="--", lw=1.2, label=f"cuBLAS BF16 {cublas / 1e12:.0f} TFLOP/s")
         lines.append(cublas / 1e12)

@@ -5,7 +5,7 @@ else the Hopper dense figures of docs/families/tensor.md (NVIDIA's H100 SXM data
 model::hopper_dense_per_clock_per_sm); on a GPU other than compute capability 9.0 there is no documented figure,
 so no peak.
 """
-from gpubench.analysis import bounds, limits
+from gpubench.analysis import bounds, limits, predict
 
 HOPPER_DENSE_PER_CLOCK_PER_SM = {"fp16": 4096, "bf16": 4096, "tf32": 2048, "fp8_e4m3": 8192, "int8": 8192}
 FP32_FMA_PER_CLOCK_PER_SM = 256  # 128 FP32 lanes × 2 FLOP (an FMA): the roof ceiling/fma measures
@@ -61,3 +61,15 @@ def ladder(suite):
             steps = [(k, found[k]) for k in bounds.TENSOR_CORE_KERNELS if k in found and k != "cublas_bf16"]
             return n, steps, found.get("cublas_bf16")
     return None, [], None
+
+
+def predicted(suite, n):
+    """({kernel: (measured s, predicted s or None, binding or None)} at n^3, missing unit costs): the time model's
+    rows (gpubench/analysis/predict.py, the one place its rules live) for the ladder's kernels."""
+    if n is None:
+        return {}, []
+    rows, missing = predict.predictions(suite)
+    tail = f"/m:{n}/n:{n}/k:{n}"
+    out = {k: (row["measured_s"], row["predicted_s"], row["binding"]) for k in bounds.TENSOR_CORE_MODELLED
+           if (row := rows.get(f"gemm/{k}{tail}"))}
+    return out, missing
