@@ -14,9 +14,9 @@ PROG = "energy"
 # name after "energy/" -> bar label, in staircase order
 BYTES = {"read/l1": "L1 read", "read/l2": "L2 read", "read/hbm/data:random": "HBM read",
          "read/hbm/data:zero": "HBM read\n(zero data)", "write/hbm": "HBM write", "copy/h2d": "host→device\n(pinned)"}
-FLOPS = {"fma/data:random": "FFMA", "fma/data:zero": "FFMA\n(zero data)",
-         "wgmma/bf16/data:random": "wgmma\nBF16", "wgmma/bf16/data:zero": "wgmma BF16\n(zero data)",
-         "mma/bf16/data:random": "mma.sync\nBF16", "mma/bf16/data:zero": "mma.sync BF16\n(zero data)"}
+FLOPS = {"fma/data:random": "FFMA", "fma/data:zero": "FFMA\n(zero)",
+         "wgmma/bf16/data:random": "wgmma\nBF16", "wgmma/bf16/data:zero": "wgmma\nBF16\n(zero)",
+         "mma/bf16/data:random": "mma.sync\nBF16", "mma/bf16/data:zero": "mma.sync\nBF16\n(zero)"}
 INTENSITY = [2.0 ** e for e in range(-4, 13)]  # FLOP per byte: the roofline's axis ticks
 CURVE = [2.0 ** (e / 8) for e in range(-32, 97)]  # and the points its lines are drawn through
 ROOF_LEVELS = ("shared / L1", "L2", "HBM", "PCIe (host→device)")  # levels a kernel's bytes come from
