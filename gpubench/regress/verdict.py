@@ -39,6 +39,10 @@ FLOOR = 0.05
 K_SIGMA = 3.0          # threshold = K_SIGMA sigma; a change of 3 sigma from noise alone is rare (< 0.3 % normal)
 MIN_SAMPLES = 3        # unthrottled repetitions needed on a side to decide anything
 MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower or faster
+# A time is compared only if the work per launch is the same: rate x time of these counters, where both sides
+# have one, may differ by at most WORK_TOL (a benchmark whose launch was made longer is not slower).
+WORK_RATES = ("bytes_per_second", "flops_per_second")
+WORK_TOL = 0.02
 # d2(n): expected range of n standard normal values; range / d2(n) estimates sigma.
 _D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
 
@@ -155,6 +159,7 @@ class Facts:
     clock_change: float = math.nan  # contender / baseline median SM clock - 1
     unjudged: bool = False  # a benchmark never judged (families.unjudged)
     host_bound: bool = False  # measures the host, the GPUs differ, and no profile has it
+    work_change: float = math.nan  # time comparisons: contender / baseline work per launch - 1 (work_change())
 
     @property
     def worse(self):
@@ -183,6 +188,10 @@ RULES = (
                    f"power/thermal clock events) in {f.dropped} of {f.total} repetitions"),
     Rule("too few samples", lambda f: not f.enough, AMBIGUOUS,
          lambda f: f"fewer than {f.min_samples} unthrottled repetitions"),
+    # Another amount of work per launch (the code changed the benchmark's size): its time is no regression.
+    Rule("redefined", lambda f: abs(f.work_change) > WORK_TOL, AMBIGUOUS,
+         lambda f: f"the work per launch changed by {f.work_change:+.1%} (rate x time): the benchmark was redefined; "
+                   "compare its rate (--metric)"),
     Rule("same", lambda f: abs(f.change) <= f.noise.threshold, SAME),
     # The contender is noisier than the threshold allows and the change lies within the threshold plus its own
     # noise: the baselines' noise and its repetitions together may explain it. (Not the first condition alone: a
@@ -323,6 +332,16 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
                             host_bound, unjudged, profile_range, unfloored)
 
 
+def work_change(baseline_records, rec):
+    """Contender / baseline bytes or FLOP per launch - 1, from the first of WORK_RATES both sides have (median
+    rate x median time; the baselines' median); nan when they share none."""
+    for rate in WORK_RATES:
+        base = [b.get(rate) * b.get(TIME) for b in baseline_records if b.has(rate) and b.has(TIME)]
+        if base and rec.has(rate) and rec.has(TIME) and statistics.median(base) > 0:
+            return rec.get(rate) * rec.get(TIME) / statistics.median(base) - 1
+    return math.nan
+
+
 def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
                      profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=()):
     """compare_suites' rows for `records` of the contender only (each row depends on its record, the baselines'
@@ -346,7 +365,8 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   profile_range=profile_range.get(rec.name, 0.0), raw=raw, short=short,
                   clock_change=_clock_change(pairs, rec, ref[id(contender)]),
                   unjudged=bool(unjudged and unjudged(rec.name)),
-                  host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile))
+                  host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
+                  work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan)
         v = judge(f)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
                         f.dropped, v.reason, f.clock_change, v.rule, v.noise.source))

@@ -412,3 +412,16 @@ def test_json_has_every_verdict_with_its_numbers(make_json):
     assert s["threshold"] == {"median": noise.FLOOR, "p90": noise.FLOOR, "max": noise.FLOOR} and s["missing"] == [gone]
     r = call("compare", base, make_json("c.json", seed=1, noise=QUIET, drop=[gone]), "--format", "json")
     assert r.returncode == 3 and json.loads(r.stdout)["summary"]["missing"] == [gone]
+
+
+def test_a_longer_launch_is_redefined_not_slower():
+    """ceiling/fma's launch grew from 4096 to 16384 FMAs a chain between two committed runs: its time is 3.9 x,
+    its rate the same, so compare calls it ambiguous (redefined), not slower; judged by its rate it is same."""
+    base, cont = "results/h200/20261202T080735Z/benchmarks.json.gz", "results/h200/20261202T112923Z/benchmarks.json.gz"
+    r = call("compare", base, cont)
+    line = next(l for l in r.stdout.splitlines() if l.strip().startswith("ceiling/fma:"))
+    assert "the work per launch changed by +300.0%" in line and "redefined" in line
+    assert "ceiling/fma (" not in r.stdout.split("Slower (", 1)[1].split("Faster", 1)[0]
+    r = call("compare", base, cont, "--metric", "flops_per_second")
+    row = next(l for l in r.stdout.splitlines() if l.startswith("ceiling/fma "))
+    assert row.split()[-1] == "same"
