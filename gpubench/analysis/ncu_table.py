@@ -11,6 +11,7 @@ Exit status: 0, or 2 for unusable input (files that do not match, not suite JSON
 """
 import argparse
 import csv
+import gzip
 import io
 import sys
 from typing import NamedTuple
@@ -49,8 +50,10 @@ class NcuError(Exception):
 
 
 def read_groups(path):
-    """The profiled kernels grouped per benchmark: [{metric: value summed over the group's kernels}]."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    """The profiled kernels grouped per benchmark: [{metric: value summed over the group's kernels}]. A committed
+    run may hold ncu.csv gzipped (ncu.csv.gz)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
         text = f.read()
     start = text.find('"ID",')
     if start < 0:

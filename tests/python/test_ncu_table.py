@@ -134,7 +134,7 @@ def test_every_gemm_pair_counts_and_the_line_says_which_disagree(tmp_path):
     (the old line left them out: 276 of 276 while kernel 8's shared wavefronts read 2.667 / 3.333), the line
     names the kinds that disagree with a reason, and the per-pipe columns the old ncu.csv lacks are left out."""
     out = tmp_path / "ncu.md"
-    r = run("ncu_table", f"{COMMITTED}/ncu.csv", f"{COMMITTED}/ncu_order.txt", f"{COMMITTED}/benchmarks.json.gz",
+    r = run("ncu_table", f"{COMMITTED}/ncu.csv.gz", f"{COMMITTED}/ncu_order.txt", f"{COMMITTED}/benchmarks.json.gz",
             "-o", out)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
@@ -191,7 +191,7 @@ def test_async_copies_l2_bytes_against_the_model(tmp_path):
     L2 sectors at every cluster size; unicast copies by the blocks of a cluster reach L2 partly merged, so
     ncu counts fewer bytes than delivered and the line names that kind with its reason."""
     out = tmp_path / "ncu.md"
-    r = run("ncu_table", f"{MODERN}/ncu.csv", f"{MODERN}/ncu_order.txt", f"{MODERN}/benchmarks.json.gz", "-o", out)
+    r = run("ncu_table", f"{MODERN}/ncu.csv.gz", f"{MODERN}/ncu_order.txt", f"{MODERN}/benchmarks.json.gz", "-o", out)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     part = text.split("## Asynchronous copies", 1)[1].split("\n## ", 1)[0]
@@ -212,7 +212,7 @@ def test_tensor_core_counts_against_ncu(tmp_path):
     both columns; the small bank-conflict counts of the conflict-free kernels agree within 2 % of their
     shared-load wavefronts, while the conflicted ablation's 352 M conflicts agree as counts."""
     out = tmp_path / "ncu.md"
-    r = run("ncu_table", f"{TC_RUN}/ncu.csv", f"{TC_RUN}/ncu_order.txt", f"{TC_RUN}/benchmarks.json.gz", "-o", out)
+    r = run("ncu_table", f"{TC_RUN}/ncu.csv.gz", f"{TC_RUN}/ncu_order.txt", f"{TC_RUN}/benchmarks.json.gz", "-o", out)
     assert r.returncode == 0, r.stderr
     part = out.read_text().split("## BF16 tensor-core GEMM kernels", 1)[1].split("\n## ", 1)[0]
     rows = {c[0]: c for c in ([x.strip() for x in l.strip("|").split("|")] for l in part.splitlines())

@@ -7,7 +7,7 @@ RUN = RESULTS_DIR / "h200" / "20261202T075839Z"
 
 def test_skipped_benchmarks_have_no_profiled_group(tmp_path):
     out = tmp_path / "ncu.md"
-    assert call("ncu_table", RUN / "ncu.csv", RUN / "ncu_order.txt", RUN / "benchmarks.json.gz", "-o", out).returncode == 0
+    assert call("ncu_table", RUN / "ncu.csv.gz", RUN / "ncu_order.txt", RUN / "benchmarks.json.gz", "-o", out).returncode == 0
     text = out.read_text()
     # paired in order: ldmatrix's measured wavefronts per instruction equal the model's (1, 2, 4; 8, 16, 32 conflicted)
     assert "| smem_banks/ldmatrix/x:4/trans:1/layout:conflicted | 32 | 32 | yes |" in text

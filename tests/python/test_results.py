@@ -185,7 +185,7 @@ def test_ncu_table_reproduces_the_committed_cross_check(tmp_path, committed_load
     model is compulsory only) and L2 sectors from L1, each named with its reason."""
     run_dir = H200 / "20261130T180501Z"
     out = tmp_path / "ncu.md"
-    r = call("ncu_table", run_dir / "ncu.csv", run_dir / "ncu_order.txt", run_file(run_dir), "-o", out)
+    r = call("ncu_table", run_dir / "ncu.csv.gz", run_dir / "ncu_order.txt", run_file(run_dir), "-o", out)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     table = lambda t: [l for l in t.splitlines() if l.startswith("|")]
