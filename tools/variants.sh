@@ -17,7 +17,7 @@ set -euo pipefail
 ROOT=$PWD
 : "${OUT:?set OUT to the folder for the results}"
 VARIANTS=${VARIANTS:-"warptile_tuned_bk4 vectorized_lost_unroll blocktile_2d_k_guard"}
-FILTER='^gemm/(blocktile_2d|vectorized|warptile|warptile_tuned)/'   # the patched kernels and kernel 7 (untouched)
+FILTER=${FILTER:-'^gemm/(blocktile_2d|vectorized|warptile|warptile_tuned)/'}  # the patched kernels and kernel 7 (untouched)
 WORK=${TMPDIR:-/tmp}/gpubench-variants
 T=$WORK/tree
 START=$SECONDS
