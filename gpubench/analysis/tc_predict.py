@@ -23,20 +23,8 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
 """
 import math
 
-# Each unit cost and the benchmark it is measured by.
-UNITS = {
-    "mma_flops_per_clk": "tensor/mma/bf16/throughput/data:random flops_per_clock_per_sm",
-    "wgmma_flops_per_clk": "tensor/wgmma/bf16/ss/n:N/data:random flops_per_clock_per_sm (per n)",
-    "wavefronts_per_clk": "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled: wavefronts_per_instruction (model) / "
-                          "cycles_per_instruction",
-    "ld_global_bytes_per_s": "async/ld_st/l2/bandwidth/tile:16384 bytes_per_second",
-    "cp_async_bytes_per_s": "async/cp_async/l2/bandwidth/bytes:16/stages:1 bytes_per_second",
-    "multicast_bytes_per_s": "async/tma/l2/bandwidth/kind:multicast/cluster_size:2 bytes_per_second",
-    "l2_bytes_per_s": "ceiling/read/l2 bytes_per_second",
-    "hbm_read_bytes_per_s": "ceiling/read/hbm bytes_per_second",
-    "hbm_write_bytes_per_s": "ceiling/write/hbm bytes_per_second",
-}
 LDSM = "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled"
+# The unit costs read as one counter of one benchmark: unit -> (benchmark, counter).
 SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops_per_clock_per_sm"),
           "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
           "cp_async_bytes_per_s": ("async/cp_async/l2/bandwidth/bytes:16/stages:1", "bytes_per_second"),
@@ -44,6 +32,11 @@ SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops
           "l2_bytes_per_s": ("ceiling/read/l2", "bytes_per_second"),
           "hbm_read_bytes_per_s": ("ceiling/read/hbm", "bytes_per_second"),
           "hbm_write_bytes_per_s": ("ceiling/write/hbm", "bytes_per_second")}
+# Each unit cost and what measures it, in the order a run's missing ones are named.
+UNITS = {"mma_flops_per_clk": " ".join(SIMPLE["mma_flops_per_clk"]),
+         "wgmma_flops_per_clk": "tensor/wgmma/bf16/ss/n:N/data:random flops_per_clock_per_sm (per n)",
+         "wavefronts_per_clk": f"{LDSM}: wavefronts_per_instruction (model) / cycles_per_instruction",
+         **{k: " ".join(v) for k, v in SIMPLE.items() if k != "mma_flops_per_clk"}}
 # The counts a prediction needs (gemm/bench_tc_gemm.cu exports them).
 COUNTS = ("model_flops", "model_wgmma_n", "model_ldmatrix_wavefronts", "model_wmma_load_wavefronts",
           "model_wmma_stage_wavefronts", "model_smem_fill_wavefronts", "model_ld_global_bytes", "model_cp_async_bytes",
