@@ -88,8 +88,7 @@ def ceiling(suite):
                ("B/clk/SM", counter("bytes_per_clock_per_sm")),
                ("working set", lambda r: human_bytes(r.get("working_set_bytes")) if r.has("working_set_bytes") else "–"),
                ("GFLOP/s", counter("flops_per_second", 1e-9))]
-    energy = {n: r for n, r in ((n, suite.by_name.get(e)) for n, e in ENERGY_OF.items())
-              if r and not r.error and not r.skipped}
+    energy = {n: r for n, r in ((n, energy_levels.measured(suite, e)) for n, e in ENERGY_OF.items()) if r}
     if energy:  # the energy family ran: pJ per byte (per FLOP for fma) above idle, beside each level's rate
         columns.append(("pJ/B above idle", lambda r: num(energy_levels.pj(energy[r.name])) if r.name in energy else "–"))
     return section("Ceilings", suite.ok("ceiling"), columns)
