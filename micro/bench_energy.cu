@@ -401,7 +401,7 @@ void add_tensor(Planner& p, bool wgmma) {
   spec.wgmma = wgmma;
   spec.blocks = static_cast<int>(l.blocks);
   spec.iters = wgmma ? tc::wgmma_iters(kTensorType, kWgmmaN, l.blocks_per_sm) : tc::mma_iters(l.blocks_per_sm);
-  l.device_bytes = static_cast<size_t>(l.blocks) * sizeof(ClockSpan) + (wgmma ? 4 * 64 * kWgmmaN + 32 * (64 + kWgmmaN) : 4096);
+  l.device_bytes = wgmma ? tc::wgmma_device_bytes(spec.blocks, kWgmmaN) : tc::mma_device_bytes(spec.blocks);
   l.note = std::to_string(spec.iters) + " x " + std::to_string(wgmma ? tc::kWgmmaUnroll : tc::kMmaChains) +
            (wgmma ? " wgmma m64n256k16 per warpgroup" : " chains of mma m16n8k16 per warp");
   for (tc::Data d : data) {

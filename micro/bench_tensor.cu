@@ -169,7 +169,7 @@ void add_mma(Planner& pl, Dtype t) {
     const int blocks = f.sm_count * l.blocks_per_sm;
     const int iters = mma_iters(l.blocks_per_sm);
     l.blocks = blocks;
-    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4096;
+    l.device_bytes = mma_device_bytes(blocks);
     l.note = std::to_string(kMmaChains) + " chains x " + std::to_string(iters) + " mma per warp";
     const int per_sm = l.blocks_per_sm;
     pl.add_if_resident(name, l, [=](benchmark::State& st) { mma_throughput(st, t, data, blocks, iters, per_sm); });
@@ -235,7 +235,7 @@ void add_wgmma(Planner& pl, Dtype t, int n, bool rs) {
     const int blocks = f.sm_count * l.blocks_per_sm;
     const int iters = wgmma_iters(t, n, l.blocks_per_sm);
     l.blocks = blocks;
-    l.device_bytes = static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 32 * (64 + n);
+    l.device_bytes = wgmma_device_bytes(blocks, n);
     l.note = std::string(rs ? "A in registers, " : "") + "one warpgroup per block, " + std::to_string(iters) + " x " +
              std::to_string(kWgmmaUnroll) + " wgmma m64n" + std::to_string(n) + "k" + std::to_string(wgmma_k(t)) +
              " on one accumulator";

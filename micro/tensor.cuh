@@ -67,6 +67,9 @@ constexpr int kMmaPlannedRegs = 56;
 inline int mma_iters(int blocks_per_sm) {
   return std::max(1, static_cast<int>(double(1 << 20) / (blocks_per_sm * kMmaThreads / 32 * kMmaChains)));
 }
+// Device memory of a throughput launch of `blocks` blocks (the planner's device_bytes): each block's clock span,
+// the operands and one output tile.
+inline size_t mma_device_bytes(int blocks) { return static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4096; }
 // Why mma.sync of type t is not measured on a GPU of `arch` (as __CUDA_ARCH__), "" when it is.
 std::string mma_unsupported(int arch, Dtype t);
 // Empty when this build's loaded code of the throughput and latency kernels of type t has mma.sync of t
@@ -120,6 +123,11 @@ inline int wgmma_smem_bytes(int n, bool rs) { return (rs ? n : 64 + n) * 32; }
 // FLOP/clk at ~2 GHz (bf16; fp8 half that). tensor/wgmma/... and energy/wgmma/... run the same launch.
 inline int wgmma_iters(Dtype t, int n, int blocks_per_sm) {
   return std::max(1, static_cast<int>(8.0 * (1 << 30) / (wgmma_flops(t, n) * kWgmmaUnroll * blocks_per_sm)));
+}
+// Device memory of a wgmma throughput launch of `blocks` blocks at N = n: the clock spans, the 64 x n FP32 output
+// tile and the operands (as mma_device_bytes).
+inline size_t wgmma_device_bytes(int blocks, int n) {
+  return static_cast<size_t>(blocks) * sizeof(ClockSpan) + 4 * 64 * n + 32 * (64 + n);
 }
 // Why wgmma is not measured on a GPU of `arch`, "" when it is (sm_90 alone: the sm_90a build).
 std::string wgmma_unsupported(int arch);
