@@ -134,22 +134,26 @@ void plan_all(Planner& p) {
 
 void skip_benchmark(benchmark::State& st, const std::string& reason) { skip_state(st, reason); }
 
-bool filter_selects(const std::string& filter, const std::string& name) {
+std::function<bool(const std::string&)> filter_predicate(const std::string& filter) {
   std::string spec = filter.empty() || filter == "all" ? "." : filter;
   const bool negative = spec[0] == '-';
   if (negative) spec.erase(0, 1);  // "-all" is then the expression "all", as in Google Benchmark
   try {  // Google Benchmark's std::regex build: extended syntax, searched anywhere in the full name
-    return std::regex_search(name + "/manual_time", std::regex(spec, std::regex::extended)) != negative;
+    auto re = std::make_shared<const std::regex>(spec, std::regex::extended);
+    return [re, negative](const std::string& name) { return std::regex_search(name + "/manual_time", *re) != negative; };
   } catch (const std::regex_error&) {
-    return false;  // Google Benchmark refuses the filter and runs nothing
+    return [](const std::string&) { return false; };  // Google Benchmark refuses the filter and runs nothing
   }
 }
 
+bool filter_selects(const std::string& filter, const std::string& name) { return filter_predicate(filter)(name); }
+
 void add_run_context(const std::string& filter) {
+  const auto selects = filter_predicate(filter);  // the expression compiled once, not per name
   for (const auto& [prefix, fn] : registered().run_context) {
     const std::vector<std::string>& names = registered().names;
     const bool selected = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-      return n.rfind(prefix, 0) == 0 && filter_selects(filter, n);
+      return n.rfind(prefix, 0) == 0 && selects(n);
     });
     if (selected)
       for (const auto& [key, value] : fn()) benchmark::AddCustomContext(key, value);

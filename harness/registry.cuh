@@ -105,6 +105,8 @@ Predictions register_all(const DeviceFacts& f);
 // name as planned: Google Benchmark matches it with "/manual_time" appended): an extended regular
 // expression searched in the name, "" and "all" for every one, a leading '-' for those it does not match.
 bool filter_selects(const std::string& filter, const std::string& name);
+// The same test as a predicate on names, the expression compiled once.
+std::function<bool(const std::string&)> filter_predicate(const std::string& filter);
 // Adds the context entries of every context_when_run whose prefix starts a registered benchmark `filter`
 // selects (Google Benchmark's AddCustomContext). Call once, just before the benchmarks run.
 void add_run_context(const std::string& filter);
