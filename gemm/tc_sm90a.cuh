@@ -88,10 +88,14 @@ __device__ __forceinline__ void tma_load_multicast(uint32_t dst, const CUtensorM
 }
 
 // An arrival on the mbarrier at shared offset bar of the cluster's block `rank` (this block's own included).
+// Release at CTA scope (the instruction's default), as a consumer freeing a stage needs: the stage's reads are
+// wgmma's, finished at wgmma_wait before the arrival, and the producer orders its TMA writes after the phase
+// flip it waits on. `.release.cluster` made kernel 15 1.87x slower on an H200 (404 vs 748 TFLOP/s at 4096^3,
+// results/experiments/wgmma_multicast_cta_release/).
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
 __device__ __forceinline__ uint32_t cluster_rank() {
