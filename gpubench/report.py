@@ -74,7 +74,8 @@ def coalescing(suite):
     return section("Coalescing", suite.ok("coalescing"), [
         ("op", field("op")), ("level", field("level")), ("stride", field("stride")),
         ("useful GB/s", counter("useful_bytes_per_second", 1e-9)), ("bus GB/s", counter("bus_bytes_per_second", 1e-9)),
-        ("sectors/request", counter("sectors_per_request"))])
+        ("sectors/request", counter("sectors_per_request")),
+        ("G requests/s", counter("requests_per_second", 1e-9))])  # coalescing/mix/*: warp load instructions
 
 
 # The energy benchmark measuring each ceiling's kernel (micro/bench_energy.cu), for the Ceilings table.
@@ -379,7 +380,7 @@ def wide(title, note, recs, **kw):
 
 def coalescing_wide(suite):
     return wide("Coalescing", "Useful GB/s by stride (words between neighbouring lanes); bus GB/s and sectors "
-                "per request in the appendix.", suite.ok("coalescing"),
+                "per request in the appendix.", [r for r in suite.ok("coalescing") if "stride" in r.fields],
                 row=lambda r: f"{r.fields['op']} {r.fields['level']}", col=lambda r: r.fields["stride"],
                 cell=lambda r: num(r.get("useful_bytes_per_second"), 1e-9), corner="op, level \\ stride")
 

@@ -10,11 +10,16 @@
 //   l1:  every SM full of blocks, each walking its own region; the regions of one SM fill 3/4 of its
 //        unified L1 (shared-memory carve-out 0), so they stay L1-resident with headroom (16 KiB per
 //        block on sm_90: 8 blocks, 256 KiB L1; on sm_75: 4 blocks, 96 KiB L1).
+// And coalescing/mix/bcast_row/<l1|l2|hbm> (micro/load_mix.cuh): the L1TEX request rate of a broadcast + row
+// load mix whose L1 misses come from nowhere (l1), L2 or HBM; counter requests_per_second (warp load
+// instructions per second), the rate the GEMM time model charges kernels that load operands straight from
+// global memory. About 0.1 s for the three.
 #include <algorithm>
 #include <optional>
 
 #include "harness/bench.cuh"
 #include "micro/coalescing.cuh"
+#include "micro/load_mix.cuh"
 #include "model/access_model.hpp"
 
 namespace {
@@ -106,7 +111,55 @@ void run(benchmark::State& st, bool write, Plan p, int fit) {
   st.counters["working_set_bytes"] = value(static_cast<double>(p.buffer_elems()) * 4);
 }
 
+// The data sets, the checksum, and for hbm the L2 flusher (2x L2).
+uint64_t mix_device_bytes(const DeviceFacts& f, const load_mix::Plan& p) {
+  return p.buffer_elems() * 4 + 4 + (p.source == load_mix::Source::hbm ? 2ull * f.l2_bytes : 0);
+}
+
+void run_mix(benchmark::State& st, const load_mix::Plan& p) {
+  if (mix_device_bytes(current_device_facts(), p) > usable_device_bytes()) {
+    skip_benchmark(st, "working set does not fit in free device memory");
+    return;
+  }
+  DeviceBuffer<uint32_t> buf(p.buffer_elems());
+  DeviceBuffer<uint32_t> checksum(1);
+  load_mix::fill(buf.data(), p.buffer_elems());
+  checksum.fill_bytes(0);
+  Timing t;
+  t.flush_l2 = p.source == load_mix::Source::hbm;
+  run_timed(st, [&] { load_mix::launch(p, buf.data(), checksum.data()); }, t);
+  st.counters["requests_per_second"] = rate(static_cast<double>(p.requests_per_launch()));
+  st.counters["working_set_bytes"] = value(static_cast<double>(p.buffer_elems()) * 4);
+}
+
+// coalescing/mix/bcast_row/<source>: a resident grid of load_mix::kThreads blocks.
+void plan_mix(Planner& pl) {
+  using namespace load_mix;
+  const DeviceFacts& f = pl.facts();
+  const int cap = arch_register_cap(kThreads, arch_min_blocks(f.arch(), kThreads));
+  for (Source src : {Source::l1, Source::l2, Source::hbm}) {
+    const std::string name = std::string("coalescing/mix/bcast_row/") + source_name(src);
+    const Residency r = pl.residency({cap, blocks_per_sm(f, kThreads, 0, cap)}, [&] { return compiled(src); });
+    try {
+      const load_mix::Plan p = make_plan(src, f, r.blocks_per_sm);
+      Launch l;
+      l.threads = kThreads;
+      l.blocks = p.blocks;
+      l.blocks_per_sm = r.blocks_per_sm;
+      l.regs_per_thread = r.regs_per_thread;
+      l.device_bytes = mix_device_bytes(f, p);
+      l.note = "working set " + human_bytes(p.buffer_elems() * 4.0) + ", " + std::to_string(p.tiles) + " tiles of " +
+               std::to_string(p.steps) + " steps" + (src == Source::hbm ? ", L2 flushed" : "");
+      pl.add_if_resident(name, l, [p](benchmark::State& st) { run_mix(st, p); });
+      pl.predict(name, {{"sectors_per_request", load_mix::Plan::sectors_per_request()}});
+    } catch (const std::invalid_argument& e) {
+      pl.skip(name, e.what());
+    }
+  }
+}
+
 void plan(Planner& pl) {
+  plan_mix(pl);
   const DeviceFacts& f = pl.facts();
   for (bool write : {false, true})
     for (Level level : {Level::hbm, Level::l2, Level::l1})

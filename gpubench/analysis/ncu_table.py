@@ -141,7 +141,8 @@ class Tally:
 def coalescing(pairs, tally):
     rows = []
     for r, g in pairs:
-        measured = _ratio(g, LD_SEC, LD_REQ) if r.fields.get("op") == "read" else _ratio(g, ST_SEC, ST_REQ)
+        # read and mix (coalescing/mix/*: broadcast + row loads) are loads
+        measured = _ratio(g, ST_SEC, ST_REQ) if r.fields.get("op") == "write" else _ratio(g, LD_SEC, LD_REQ)
         model = r.get("sectors_per_request")
         rows.append([r.name, _fmt(model), _fmt(measured, 4),
                      tally(_agree(model, measured), "sectors per request", "see the global-load table"),

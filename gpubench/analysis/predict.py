@@ -12,6 +12,11 @@ kernels it predicts (docs/families/issue.md, "The time model").
          one issue slot, at the rate issue/ffma/warps:w measures (the largest measured <= w);
   L1TEX  P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free) + L1, the global
          loads' L1 bound of gpubench/analysis/bounds.py: shared and global accesses go through one L1TEX unit;
+         a kernel that loads its operands straight from global memory (no shared loads or stores: naive,
+         coalesced) has its load requests charged at the rate of such a load mix whose L1 misses come from the
+         operands' level (coalescing/mix/bcast_row/l2 or /hbm, the level rule of `exposed` below), not at the
+         L1-resident rate: its misses hold the L1TEX pipe, a tiled kernel's few loads do not bind it. Runs
+         without those benchmarks fall back to the L1-resident rate (the rule before them; stderr says so);
   core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
          L1TEX instruction: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap,
          1 = their times add;
@@ -52,6 +57,10 @@ COUNTS = ("model_ffma_warp", "model_lds_inst", "model_sts_inst", "model_ld_reque
           "model_lds_wavefronts", "model_sts_wavefronts", "model_block_barriers", "model_load_rounds",
           "model_blocks", "model_blocks_per_sm", "model_threads_per_block", "model_dram_bytes")
 LATENCY_BENCH = "latency/chase/ws:*/stride:128 (its L2 and DRAM plateaus)"
+# The load mix of kernels without shared-memory tiles, by the level their L1 misses come from (micro/load_mix.cuh).
+DIRECT_BENCH = {"L2": "coalescing/mix/bcast_row/l2", "DRAM": "coalescing/mix/bcast_row/hbm"}
+DIRECT_FALLBACK = ("the L1TEX requests of kernels without shared-memory tiles are charged at the L1-resident rate "
+                   "(the run lacks {})")
 EXPOSED = "load latency"
 WAVEFRONT_BENCH = "issue/lds/width:4/pattern:conflict_free/warps:32"
 
@@ -80,6 +89,8 @@ def unit_costs(suite):
     levels = latency_levels.headline_levels(suite)
     u["latency_s"] = {lv: levels[lv][1] * 1e-9 for lv in ("L2", "DRAM") if lv in levels and levels[lv][1] > 0}
     u["l2_bytes"] = float(suite.context.get("l2_bytes", 0) or 0)
+    u["direct_request_s"] = {lv: 1 / r for lv, name in DIRECT_BENCH.items()
+                             if (r := suite.value(name, "requests_per_second"))}
     missing = [name for name, have in (("issue/ffma/warps:*", u["ffma_s"]), (WAVEFRONT_BENCH, "wavefront_s" in u),
                                        ("issue/mix/*", u["mix"]), ("issue/mix_sync/*", u["mix_sync"]),
                                        (LATENCY_BENCH, len(u["latency_s"]) == 2), ("context.l2_bytes", u["l2_bytes"]))
@@ -125,14 +136,33 @@ def resident_blocks(rec, sm_count):
     return min(rec.get("model_blocks_per_sm"), busiest(rec.get("model_blocks"), sm_count))
 
 
+def operand_level(rec, u):
+    """Where the loads that miss L1 are served: "L2" when the operands (the compulsory bytes A + B + C) fit in
+    L2, else "DRAM"."""
+    return "L2" if rec.get("model_dram_bytes") <= u["l2_bytes"] else "DRAM"
+
+
 def exposed_latency(rec, u, sm_count):
     """Seconds the busiest SM waits on tile loads with nothing to compute: load rounds per block x the rounds of
     resident blocks it runs (their waits coincide) x the latency of the level holding A, B and C."""
     c = rec.get
     rounds_per_block = c("model_load_rounds") / c("model_blocks")
     waves = math.ceil(busiest(c("model_blocks"), sm_count) / resident_blocks(rec, sm_count) - 1e-9)
-    level = "L2" if c("model_dram_bytes") <= u["l2_bytes"] else "DRAM"
-    return rounds_per_block * waves * u["latency_s"][level]
+    return rounds_per_block * waves * u["latency_s"][operand_level(rec, u)]
+
+
+def direct_loads(rec):
+    """Whether the kernel loads its operands straight from global memory: no shared loads or stores."""
+    return rec.get("model_lds_inst") == 0 and rec.get("model_sts_inst") == 0
+
+
+def memory_units(rec, u):
+    """The memory unit costs for rec: bounds.unit_costs' (u["memory"]), with the L1TEX request rate of the load
+    mix at the operands' level for a kernel that loads straight from global memory (when the run measured it)."""
+    s = u.get("direct_request_s", {}).get(operand_level(rec, u))
+    if not direct_loads(rec) or not s:
+        return u["memory"]
+    return {**u["memory"], "l1_requests_per_s": 1 / s}
 
 
 def mix_for(mixes, ratio, warps):
@@ -150,7 +180,7 @@ def predict(rec, u, sm_count):
     s_ffma, s_wf = u["ffma_s"][w], u["wavefront_s"]
     l1tex_inst = c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests") + c("model_st_requests")
     issue = (c("model_ffma_warp") + l1tex_inst) * s_ffma
-    memory = bounds.bounds(rec, u["memory"], sm_count)
+    memory = bounds.bounds(rec, memory_units(rec, u), sm_count)
     shared = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) * s_wf
     l1 = memory.pop(L1, 0.0)
     memory = {k: v for k, v in memory.items() if k in MEMORY}
@@ -206,9 +236,22 @@ def predictions(suite):
         for row in out.values():
             row.update(predicted_s=None, binding=None)
             row.pop("parts", None)
+    fallback = [f"{DIRECT_BENCH[lv]} ({n} GEMM benchmarks)" for lv, n in direct_fallbacks(suite, u).items()]
+    if fallback and any(row.get("parts") for row in out.values()):
+        print("predict: note: " + DIRECT_FALLBACK.format(", ".join(fallback)), file=sys.stderr)
     tc_rows, tc_missing = tc_predictions(suite, sm)
     out.update(tc_rows)
     return out, missing + tc_missing
+
+
+def direct_fallbacks(suite, u):
+    """{operand level: GEMM benchmarks without shared-memory tiles whose load-mix rate the run lacks}."""
+    out = {}
+    for r in suite.ok("gemm"):
+        if r.fields.get("kernel") in bounds.KERNELS and r.has("model_lds_inst") and r.has("model_dram_bytes") \
+                and direct_loads(r) and operand_level(r, u) not in u["direct_request_s"]:
+            out[operand_level(r, u)] = out.get(operand_level(r, u), 0) + 1
+    return out
 
 
 def tc_predictions(suite, sm):

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <vector>
 
 #include "gpu_test.hpp"
 #include "harness/device_buffer.cuh"
 #include "micro/coalescing.cuh"
+#include "micro/load_mix.cuh"
 
 using namespace mh;
 using namespace mh::coalescing;
@@ -152,3 +154,24 @@ TEST(CoalescingPlan, RejectsBadInput) {
 }
 
 }  // namespace
+
+// The load mix (micro/load_mix.cuh): a small plan of each kind (sets shared by tiles, one per tile, a walk
+// that wraps its streams), a grid that takes several tiles per block, checksum against the host.
+TEST(LoadMix, ChecksumMatchesHost) {
+  REQUIRE_GPU();
+  using namespace mh::load_mix;
+  for (const auto& [sets, tiles, len, steps] : {std::array<uint32_t, 4>{3, 7, 64, 64}, {5, 5, 16, 128}, {9, 9, 256, 256}}) {
+    SCOPED_TRACE(testing::Message() << sets << " sets, " << tiles << " tiles, len " << len << ", " << steps << " steps");
+    mh::load_mix::Plan p;
+    p.blocks = 2;
+    p.sets = sets;
+    p.tiles = tiles;
+    p.len = len;
+    p.steps = steps;
+    DeviceBuffer<uint32_t> buf(p.buffer_elems()), sum(1);
+    fill(buf.data(), p.buffer_elems());
+    sum.fill_bytes(0);
+    launch(p, buf.data(), sum.data());
+    EXPECT_EQ(sum.download()[0], expected_checksum(p));
+  }
+}

@@ -223,3 +223,88 @@ def test_a_run_with_the_issue_family_is_predicted(make_json, tmp_path):
     assert {r["binding"] for r in rows.values()} <= {"issue", "shared memory", "L1 (requests, lines)", "L2", "HBM",
                                                      predict.EXPOSED}
     assert all(r["parts"][predict.EXPOSED] > 0 for r in rows.values())
+
+
+def direct(**over):
+    """A kernel that loads straight from global memory (kernel 2's shape of counts): no shared loads or stores,
+    no barriers; 300 load requests of 1 line each."""
+    c = dict(model_lds_inst=0, model_sts_inst=0, model_lds_wavefronts=0, model_sts_wavefronts=0,
+             model_block_barriers=0, model_ld_requests=300, model_ld_lines=300, model_blocks=264)
+    c.update(over)
+    return kernel(**c)
+
+
+def direct_units():
+    """The L1-resident request rate 1e12 /s (1 ps a request); the load mix 3 ps a request when its misses come
+    from L2, 5 ps from DRAM; lines at 1e14 /s (never binding here)."""
+    u = units()
+    u["memory"] = {"l1_requests_per_s": 1e12, "l1_lines_per_s": 1e14}
+    u["direct_request_s"] = {"L2": 3e-12, "DRAM": 5e-12}
+    return u
+
+
+def test_direct_loads_take_the_load_mix_rate_of_their_operands_level():
+    """300 requests: 900 ps with the operands in L2 (5e5 B <= 1 MB), 1500 ps beyond it, over the issue (1000 FFMA +
+    303 loads and stores at 1 ps = 1303 ps) only from DRAM; core 1500 + phi 0.5 (the one mix) x 1303 ps."""
+    _, binding, parts = predict.predict(direct(), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(900e-12) and binding == "issue"
+    t, binding, parts = predict.predict(direct(model_dram_bytes=2e6), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(1500e-12)
+    assert binding == predict.L1 and t == pytest.approx(1500e-12 + 0.5 * 1303e-12)
+
+
+def test_tiled_kernels_keep_the_l1_resident_rate():
+    """A kernel with shared loads (the default one) is charged 1 ps a request, the load mix or not."""
+    _, _, parts = predict.predict(kernel(model_ld_lines=20, model_dram_bytes=2e6), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(20e-12)
+
+
+def test_without_the_load_mix_the_l1_resident_rate():
+    """A run without coalescing/mix/*: the rate before it (1 ps a request), for either level."""
+    u = direct_units()
+    u["direct_request_s"] = {"L2": 3e-12}
+    _, _, parts = predict.predict(direct(model_dram_bytes=2e6), u, 132)
+    assert parts[predict.L1] == pytest.approx(300e-12)
+    _, _, parts = predict.predict(direct(), u, 132)
+    assert parts[predict.L1] == pytest.approx(900e-12)
+
+
+def test_lines_still_bound_direct_loads():
+    """The naive kernel's lines (32 a request, at 1e12 /s: 9600 ps) outweigh the mix's 900 ps."""
+    u = direct_units()
+    u["memory"]["l1_lines_per_s"] = 1e12
+    _, _, parts = predict.predict(direct(model_ld_lines=9600), u, 132)
+    assert parts[predict.L1] == pytest.approx(9600e-12)
+
+
+def with_load_mix(path, per_s):
+    """The run at `path` plus coalescing/mix/bcast_row/<source> records with requests_per_second per_s[source]."""
+    doc = json.loads(path.read_text())
+    template = [e for e in doc["benchmarks"] if e["run_name"] == "ceiling/fma/manual_time"]
+    for source, rate in per_s.items():
+        for e in template:
+            name = f"coalescing/mix/bcast_row/{source}"
+            c = {k: v.replace("ceiling/fma", name) if k in ("name", "run_name") else v for k, v in e.items()}
+            c.pop("flops_per_second")
+            c["requests_per_second"] = rate
+            doc["benchmarks"].append(c)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_load_mix_read_by_name_and_fallback_noted(make_json, tmp_path, capsys):
+    """unit_costs reads the two load-mix rates by their names (l1 is not used); a run with only one of them
+    predicts all the same, and says on stderr which benchmark the rest fell back for."""
+    from gpubench.suite_json import load
+    path = with_load_mix(with_issue_family(make_json()), {"l1": 9e11, "l2": 2e11, "hbm": 1e11})
+    u, missing = predict.unit_costs(load(path))
+    assert not missing and u["direct_request_s"] == pytest.approx({"L2": 5e-12, "DRAM": 1e-11})
+    path = with_load_mix(with_issue_family(make_json()), {"l2": 2e11})
+    u, _ = predict.unit_costs(load(path))
+    assert set(u["direct_request_s"]) == {"L2"}
+    assert predict.main([str(path.parent), "-o", str(tmp_path / "p.json")]) == 0
+    rows = json.loads((tmp_path / "p.json").read_text())
+    assert all(r["predicted_s"] > 0 for r in rows.values())
+    assert predict.direct_fallbacks(load(path), u) == {"DRAM": 6}  # naive and coalesced at 4092, 4096, 4096^2 x 1024
+    err = capsys.readouterr().err
+    assert "coalescing/mix/bcast_row/hbm (6 GEMM benchmarks)" in err and "bcast_row/l2" not in err

@@ -1,0 +1,56 @@
+// The L1TEX rate of a mix of global loads that L1 partly misses: per warp step, one broadcast load (every lane
+// the same 4 bytes of the warp's own stream, 4 bytes further each step: a new sector every 8 steps, a new line
+// every 32) and one coalesced row load (128 consecutive bytes of a stream the block's warps share, one line
+// further each step). That is the request mix of GEMM loops that read their operands straight from global
+// memory (gemm/2_coalesced.cuh), without their FFMA, stores or index maps; the measured rate is what the GEMM
+// time model (gpubench/analysis/predict.py) charges their L1TEX requests at, by the level the misses come from:
+//   l1:  each block walks its own data set, small enough to stay in L1 (no misses after the first pass);
+//   l2:  the blocks share a few data sets that fit in L2: L1 misses hit L2;
+//   hbm: every tile its own data set, L2 flushed, more than 4x L2 in all: L1 misses go to HBM.
+// A resident grid walks `tiles` tiles (block b: tiles b, b + grid, ...); tile t reads data set t % sets.
+#pragma once
+#include <cstdint>
+
+#include "harness/cuda_check.cuh"
+#include "harness/device_facts.hpp"
+
+namespace mh::load_mix {
+
+enum class Source { l1, l2, hbm };
+inline const char* source_name(Source s) { return s == Source::l1 ? "l1" : s == Source::l2 ? "l2" : "hbm"; }
+
+constexpr int kThreads = 1024;   // 32 warps share a row stream, as a 32 x 32 tile of kernel 2 does
+constexpr int kUnroll = 4;       // steps per loop trip (steps is a multiple)
+constexpr int kRowElems = 32;    // 4-byte elements per row load: one 128-byte line
+
+struct Plan {
+  Source source = Source::l1;
+  int blocks = 0;        // resident grid
+  uint32_t tiles = 0;    // tiles per launch
+  uint32_t sets = 0;     // distinct data sets (tile t reads set t % sets)
+  uint32_t len = 0;      // steps of one stream (a power of two): the walk wraps at len
+  uint32_t steps = 0;    // steps per tile (a multiple of kUnroll)
+  static constexpr int warps() { return kThreads / 32; }
+  // One data set: warps() broadcast streams of len elements, then len rows of kRowElems.
+  uint64_t set_elems() const { return uint64_t(len) * (warps() + kRowElems); }
+  uint64_t buffer_elems() const { return set_elems() * sets; }
+  // Warp requests (load instructions) per launch: two per warp step.
+  uint64_t requests_per_launch() const { return 2ull * warps() * steps * tiles; }
+  // Sectors per request (what ncu's l1tex sectors / requests must show): a broadcast 1, a row kRowElems x 4 / 32.
+  static constexpr double sectors_per_request() { return (1.0 + kRowElems * 4 / 32) / 2; }
+};
+
+// The plan for a device: l1 fits `blocks_per_sm` blocks' sets in 3/4 of the SM's L1; l2 keeps all sets within
+// L2 / 4; hbm walks at least 4x L2 of distinct sets. Throws std::invalid_argument when blocks_per_sm < 1.
+Plan make_plan(Source source, const DeviceFacts& f, int blocks_per_sm);
+
+// Resident blocks of kThreads per SM of the compiled kernel (occupancy API; needs a GPU).
+Residency compiled(Source source);
+// Fills the data sets (coalescing::element_value of each index) and launches one pass; adds the sum of every
+// loaded value (mod 2^32) to *checksum.
+void fill(uint32_t* buf, uint64_t elems, cudaStream_t s = nullptr);
+void launch(const Plan& p, const uint32_t* buf, uint32_t* checksum, cudaStream_t s = nullptr);
+// The host reference of one launch's checksum.
+uint32_t expected_checksum(const Plan& p);
+
+}  // namespace mh::load_mix

@@ -1,0 +1,46 @@
+// The load-mix plans (micro/load_mix.cuh) for the H200's facts: each source's working set where its name says.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/device_facts.hpp"
+#include "micro/load_mix.cuh"
+
+namespace {
+using namespace mh::load_mix;
+
+mh::DeviceFacts h200() { return mh::load_device_facts(std::string(MH_DEVICES_DIR) + "/h200.json"); }
+
+TEST(LoadMixPlan, L1SetsFitTheSmsL1) {
+  const mh::DeviceFacts f = h200();
+  const Plan p = make_plan(Source::l1, f, 2);
+  EXPECT_EQ(p.blocks, 2 * f.sm_count);
+  EXPECT_EQ(p.tiles, p.sets);  // each block its own set
+  EXPECT_LE(2 * p.set_elems() * 4, f.l1_smem_per_sm_bytes * 3 / 4);
+  EXPECT_GT(4 * p.set_elems() * 4, f.l1_smem_per_sm_bytes * 3 / 4);  // the largest power of two that fits
+  EXPECT_EQ(p.steps, 32 * p.len);
+}
+
+TEST(LoadMixPlan, L2SetsFitInL2AndAreShared) {
+  const mh::DeviceFacts f = h200();
+  const Plan p = make_plan(Source::l2, f, 2);
+  EXPECT_LE(p.buffer_elems() * 4, f.l2_bytes / 4);
+  EXPECT_GT((p.sets + 1) * p.set_elems() * 4, f.l2_bytes / 4);
+  EXPECT_GT(p.tiles, p.sets);
+}
+
+TEST(LoadMixPlan, HbmSetsExceedFourL2AndAreNotReused) {
+  const mh::DeviceFacts f = h200();
+  const Plan p = make_plan(Source::hbm, f, 2);
+  EXPECT_EQ(p.tiles, p.sets);
+  EXPECT_GE(p.buffer_elems() * 4, 4 * f.l2_bytes);
+  EXPECT_EQ(p.tiles % p.blocks, 0u);  // whole waves of the resident grid
+  // Two warp requests (a broadcast and a row) per warp step.
+  EXPECT_EQ(p.requests_per_launch(), 2ull * 32 * p.steps * p.tiles);
+}
+
+TEST(LoadMixPlan, NoBlockIsOneClearError) { EXPECT_THROW(make_plan(Source::l1, h200(), 0), std::invalid_argument); }
+
+}  // namespace
+
+TEST(LoadMixPlan, SectorsPerRequestIsTheMeanOfABroadcastAndARow) { EXPECT_EQ(Plan::sectors_per_request(), 2.5); }
