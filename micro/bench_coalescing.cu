@@ -134,22 +134,21 @@ void run_mix(benchmark::State& st, const load_mix::Plan& p) {
 
 // coalescing/mix/bcast_row/<source>: a resident grid of load_mix::kThreads blocks.
 void plan_mix(Planner& pl) {
-  using namespace load_mix;
   const DeviceFacts& f = pl.facts();
-  const int cap = arch_register_cap(kThreads, arch_min_blocks(f.arch(), kThreads));
-  for (Source src : {Source::l1, Source::l2, Source::hbm}) {
-    const std::string name = std::string("coalescing/mix/bcast_row/") + source_name(src);
-    const Residency r = pl.residency({cap, blocks_per_sm(f, kThreads, 0, cap)}, [&] { return compiled(src); });
+  const int cap = arch_register_cap(load_mix::kThreads, arch_min_blocks(f.arch(), load_mix::kThreads));
+  for (load_mix::Source src : {load_mix::Source::l1, load_mix::Source::l2, load_mix::Source::hbm}) {
+    const std::string name = std::string("coalescing/mix/bcast_row/") + load_mix::source_name(src);
+    const Residency r = pl.residency({cap, blocks_per_sm(f, load_mix::kThreads, 0, cap)}, [&] { return load_mix::compiled(); });
     try {
-      const load_mix::Plan p = make_plan(src, f, r.blocks_per_sm);
+      const load_mix::Plan p = load_mix::make_plan(src, f, r.blocks_per_sm);
       Launch l;
-      l.threads = kThreads;
+      l.threads = load_mix::kThreads;
       l.blocks = p.blocks;
       l.blocks_per_sm = r.blocks_per_sm;
       l.regs_per_thread = r.regs_per_thread;
       l.device_bytes = mix_device_bytes(f, p);
       l.note = "working set " + human_bytes(p.buffer_elems() * 4.0) + ", " + std::to_string(p.tiles) + " tiles of " +
-               std::to_string(p.steps) + " steps" + (src == Source::hbm ? ", L2 flushed" : "");
+               std::to_string(p.steps) + " steps" + (src == load_mix::Source::hbm ? ", L2 flushed" : "");
       pl.add_if_resident(name, l, [p](benchmark::State& st) { run_mix(st, p); });
       pl.predict(name, {{"sectors_per_request", load_mix::Plan::sectors_per_request()}});
     } catch (const std::invalid_argument& e) {

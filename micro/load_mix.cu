@@ -83,7 +83,7 @@ Plan make_plan(Source source, const DeviceFacts& f, int blocks_per_sm) {
   return p;
 }
 
-Residency compiled(Source) { return compiled_residency(reinterpret_cast<const void*>(mix_kernel), kThreads, 0); }
+Residency compiled() { return compiled_residency(reinterpret_cast<const void*>(mix_kernel), kThreads, 0); }
 
 void fill(uint32_t* buf, uint64_t elems, cudaStream_t s) { coalescing::fill_values(buf, elems, s); }
 

@@ -7,7 +7,10 @@
 //   l1:  each block walks its own data set, small enough to stay in L1 (no misses after the first pass);
 //   l2:  the blocks share a few data sets that fit in L2: L1 misses hit L2;
 //   hbm: every tile its own data set, L2 flushed, more than 4x L2 in all: L1 misses go to HBM.
-// A resident grid walks `tiles` tiles (block b: tiles b, b + grid, ...); tile t reads data set t % sets.
+// A resident grid walks `tiles` tiles (block b: tiles b, b + grid, ...); tile t reads data set t % sets. A loop
+// trip issues kUnroll steps' loads before any add: 32 requests in flight per warp, 2048 per SM of 64 warps,
+// as nvcc's 16-fold unroll of kernel 2's k loop has, so that requests x latency does not cap the rate here
+// where it does not there (docs/families/issue.md).
 #pragma once
 #include <cstdint>
 
@@ -20,7 +23,7 @@ enum class Source { l1, l2, hbm };
 inline const char* source_name(Source s) { return s == Source::l1 ? "l1" : s == Source::l2 ? "l2" : "hbm"; }
 
 constexpr int kThreads = 1024;   // 32 warps share a row stream, as a 32 x 32 tile of kernel 2 does
-constexpr int kUnroll = 4;       // steps per loop trip (steps is a multiple)
+constexpr int kUnroll = 16;      // steps per loop trip (steps is a multiple): 32 loads in flight per warp
 constexpr int kRowElems = 32;    // 4-byte elements per row load: one 128-byte line
 
 struct Plan {
@@ -45,7 +48,7 @@ struct Plan {
 Plan make_plan(Source source, const DeviceFacts& f, int blocks_per_sm);
 
 // Resident blocks of kThreads per SM of the compiled kernel (occupancy API; needs a GPU).
-Residency compiled(Source source);
+Residency compiled();
 // Fills the data sets (coalescing::element_value of each index) and launches one pass; adds the sum of every
 // loaded value (mod 2^32) to *checksum.
 void fill(uint32_t* buf, uint64_t elems, cudaStream_t s = nullptr);

@@ -1,9 +1,11 @@
 // The load-mix plans (micro/load_mix.cuh) for the H200's facts: each source's working set where its name says.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "harness/device_facts.hpp"
+#include "harness/registry.cuh"
 #include "micro/load_mix.cuh"
 
 namespace {
@@ -44,3 +46,36 @@ TEST(LoadMixPlan, NoBlockIsOneClearError) { EXPECT_THROW(make_plan(Source::l1, h
 }  // namespace
 
 TEST(LoadMixPlan, SectorsPerRequestIsTheMeanOfABroadcastAndARow) { EXPECT_EQ(Plan::sectors_per_request(), 2.5); }
+
+// The coalescing family's plan for the H200's facts: the three mixes launch load_mix::kThreads-thread blocks, as
+// many as are resident (2 per SM), and predict 2.5 sectors per request.
+class Recorder final : public mh::Planner {
+ public:
+  explicit Recorder(const mh::DeviceFacts& f) : f_(f) {}
+  const mh::DeviceFacts& facts() const override { return f_; }
+  void add(const std::string& name, const mh::Launch& l, mh::Body) override { added[name] = l; }
+  void skip(const std::string& name, const std::string&) override { skipped[name] = true; }
+  void context(const std::string&, const std::string&) override {}
+  std::map<std::string, mh::Launch> added;
+  std::map<std::string, bool> skipped;
+
+ private:
+  mh::DeviceFacts f_;
+};
+
+TEST(LoadMixPlan, FamilyLaunchesResidentBlocksOfTheKernelsSize) {
+  const mh::DeviceFacts f = h200();
+  Recorder r(f);
+  for (const mh::Family& fam : mh::families())
+    if (std::string(fam.name) == "coalescing") fam.plan(r);
+  for (const char* src : {"l1", "l2", "hbm"}) {
+    const std::string name = std::string("coalescing/mix/bcast_row/") + src;
+    ASSERT_EQ(r.added.count(name), 1u) << name;
+    const mh::Launch& l = r.added.at(name);
+    EXPECT_EQ(l.threads, kThreads) << name;
+    EXPECT_EQ(l.blocks_per_sm, 2) << name;
+    EXPECT_EQ(l.blocks, 2 * f.sm_count) << name;
+    EXPECT_EQ(r.predictions().at(name).at("sectors_per_request"), 2.5) << name;
+  }
+}
+
