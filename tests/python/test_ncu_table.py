@@ -222,3 +222,17 @@ def test_tensor_core_counts_against_ncu(tmp_path):
     for k in ("wmma", "mma_swizzled", "mma_conflicted", "cp_async", "cp_async_1stage"):
         assert "bank conflicts" not in rows[f"gemm/{k}/m:4096/n:4096/k:4096"][-1]
     assert rows["gemm/mma_conflicted/m:4096/n:4096/k:4096"][6].startswith("352.3 / 352.3")
+
+
+def test_load_mix_sectors_per_request_are_loads():
+    """coalescing/mix/* records are loads: ncu's load sectors / load requests (2.5) beside the model's 2.5, not the
+    store counters (none)."""
+    class Rec:
+        name, fields = "coalescing/mix/bcast_row/l2", {"op": "mix", "level": "bcast_row"}
+
+        def get(self, k, default=float("nan")):
+            return {"sectors_per_request": 2.5}.get(k, default)
+    t = nt.Tally()
+    lines = nt.coalescing([(Rec(), {nt.LD_REQ: 4.0, nt.LD_SEC: 10.0, nt.ST_REQ: 0.0, nt.ST_SEC: 0.0})], t)
+    row = [c.strip() for c in [l for l in lines if l.startswith("| coalescing/mix")][0].strip("|").split("|")]
+    assert row[1:4] == ["2.5", "2.5", "yes"] and (t.agree, t.total) == (1, 1)

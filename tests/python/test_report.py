@@ -274,3 +274,15 @@ def test_pivot_sorts_columns_and_marks_gaps():
                           col_label=lambda c: c[1])
     assert headers == ["k", "128³", "1000³", "4096³"]
     assert rows == [["b", MISSING, 3, MISSING], ["a", 2, MISSING, 1]]
+
+
+def test_load_mix_rows_in_the_coalescing_sections(make_json):
+    """coalescing/mix/* (no stride) stay out of the compact by-stride pivot, which indexes every row by stride,
+    and appear in the appendix table with their requests per second."""
+    from test_predict import with_load_mix
+    s = load(with_load_mix(make_json(), {"l1": 2.5e11, "l2": 2e11}))
+    wide = "\n".join(report_mod.coalescing_wide(s))
+    assert "bcast_row" not in wide and "stride" in wide
+    full = "\n".join(report_mod.coalescing(s))
+    assert "| coalescing/mix/bcast_row/l2 " in full or "bcast_row" in full
+    assert "G requests/s" in full and "200" in full
