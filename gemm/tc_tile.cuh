@@ -139,32 +139,46 @@ using WarpAcc = float[kMTiles][kNTiles][4];
 //      (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15): lane l addresses n (l % 8) + 8 (l / 16),
 //      chunk (l / 8) % 2.
 //   C: c[0..1] = (row g, columns 2t, 2t+1), c[2..3] = (row g+8, same columns).
+// load_step_fragments: the warp's kLdsmA + kLdsmB ldmatrix.x4 of k16 step `ks` (a_base, b_base: the tiles'
+// shared addresses); mma_step: its kMTiles x kNTiles mma.sync; mma_block_tile: both for the BK / 16 steps.
+// (The tensor family's micro/mma_ldmatrix.cu times the three apart.)
+template <Layout L>
+__device__ __forceinline__ void load_step_fragments(uint32_t a_base, uint32_t b_base, int wm0, int wn0, int ks,
+                                                    uint32_t (&a)[kMTiles][4], uint32_t (&b)[kNTiles][2]) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int mi = 0; mi < kLdsmA; ++mi) {
+    const TilePos p = ldsm_a_pos(wm0, mi, ks, lane);
+    ldmatrix_x4(a[mi], a_base + chunk_offset<L>(p.row, p.chunk));
+  }
+#pragma unroll
+  for (int nj = 0; nj < kLdsmB; ++nj) {
+    uint32_t r[4];
+    const TilePos p = ldsm_b_pos(wn0, nj, ks, lane);
+    ldmatrix_x4(r, b_base + chunk_offset<L>(p.row, p.chunk));
+    b[2 * nj][0] = r[0];
+    b[2 * nj][1] = r[1];
+    b[2 * nj + 1][0] = r[2];
+    b[2 * nj + 1][1] = r[3];
+  }
+}
+
+// The kMTiles x kNTiles mma.sync of one k16 step on its fragments.
+__device__ __forceinline__ void mma_step(WarpAcc& acc, const uint32_t (&a)[kMTiles][4], const uint32_t (&b)[kNTiles][2]) {
+#pragma unroll
+  for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNTiles; ++ni) mma_bf16(acc[mi][ni], a[mi], b[ni]);
+}
+
 template <Layout L>
 __device__ __forceinline__ void mma_block_tile(const uint8_t* As, const uint8_t* Bs, WarpAcc& acc, int wm0, int wn0) {
-  const int lane = threadIdx.x % 32;
   const uint32_t a_base = smem_addr(As), b_base = smem_addr(Bs);
 #pragma unroll
   for (int ks = 0; ks < BK / 16; ++ks) {
     uint32_t a[kMTiles][4], b[kNTiles][2];
-#pragma unroll
-    for (int mi = 0; mi < kLdsmA; ++mi) {
-      const TilePos p = ldsm_a_pos(wm0, mi, ks, lane);
-      ldmatrix_x4(a[mi], a_base + chunk_offset<L>(p.row, p.chunk));
-    }
-#pragma unroll
-    for (int nj = 0; nj < kLdsmB; ++nj) {
-      uint32_t r[4];
-      const TilePos p = ldsm_b_pos(wn0, nj, ks, lane);
-      ldmatrix_x4(r, b_base + chunk_offset<L>(p.row, p.chunk));
-      b[2 * nj][0] = r[0];
-      b[2 * nj][1] = r[1];
-      b[2 * nj + 1][0] = r[2];
-      b[2 * nj + 1][1] = r[3];
-    }
-#pragma unroll
-    for (int mi = 0; mi < kMTiles; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < kNTiles; ++ni) mma_bf16(acc[mi][ni], a[mi], b[ni]);
+    load_step_fragments<L>(a_base, b_base, wm0, wn0, ks, a, b);
+    mma_step(acc, a, b);
   }
 }
 

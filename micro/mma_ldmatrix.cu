@@ -1,0 +1,210 @@
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "micro/mma_ldmatrix.cuh"
+
+#include "gemm/tc_tile.cuh"
+#include "harness/cuda_check.cuh"
+
+namespace mh::tensor::mix {
+namespace {
+
+using namespace mh::gemm::tc;
+constexpr Layout kLayout = Layout::swizzled;  // the layout of kernels 10 and 11
+constexpr uint32_t kTileBytesSw = kTileBytes<kLayout>;
+
+// BF16 bits of a small integer (exact).
+MH_TC_HD uint16_t bf16_bits(int v) {
+  const float f = static_cast<float>(v);
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+// Byte offset, in the A-then-B tiles, of element k of row `row` of tile b_tile (the kernels' chunk_offset).
+MH_TC_HD uint32_t element_offset(bool b_tile, int row, int k) {
+  return (b_tile ? kTileBytesSw : 0u) + chunk_offset<kLayout>(row, k / 8) + 2 * (k % 8);
+}
+
+__device__ void fill_tiles(uint8_t* tiles) {
+  for (int i = threadIdx.x; i < 2 * BM * BK; i += blockDim.x) {
+    const bool b_tile = i >= BM * BK;
+    const int row = (i % (BM * BK)) / BK, k = i % BK;
+    *reinterpret_cast<uint16_t*>(tiles + element_offset(b_tile, row, k)) = bf16_bits(tile_value(b_tile, row, k));
+  }
+}
+
+__device__ unsigned long long acc_sum(const WarpAcc& acc) {
+  long long s = 0;
+#pragma unroll
+  for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < kNTiles; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) s += __float2ll_rn(acc[mi][ni][i]);
+  return static_cast<unsigned long long>(s);
+}
+
+// One kind's timed loop (not unrolled: each trip's ldmatrix read distinct addresses, the next trip the same
+// ones again, as the kernels' loop over block tiles does); returns the thread's checksum.
+template <Kind K>
+__device__ unsigned long long timed_loop(const uint8_t* tiles, int trips, int wm0, int wn0) {
+  const uint32_t a_base = smem_addr(tiles), b_base = a_base + kTileBytesSw;
+  if constexpr (K == Kind::mix) {
+    WarpAcc acc = {};
+#pragma unroll 1
+    for (int t = 0; t < trips; ++t) mma_block_tile<kLayout>(tiles, tiles + kTileBytesSw, acc, wm0, wn0);
+    return acc_sum(acc);
+  } else if constexpr (K == Kind::ldmatrix) {
+    uint32_t sum = 0;
+#pragma unroll 1
+    for (int t = 0; t < trips; ++t)
+#pragma unroll
+      for (int ks = 0; ks < kStepsPerTrip; ++ks) {
+        uint32_t a[kMTiles][4], b[kNTiles][2];
+        load_step_fragments<kLayout>(a_base, b_base, wm0, wn0, ks, a, b);
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) sum += a[mi][0] + a[mi][1] + a[mi][2] + a[mi][3];
+#pragma unroll
+        for (int ni = 0; ni < kNTiles; ++ni) sum += b[ni][0] + b[ni][1];
+      }
+    return sum;
+  } else {
+    uint32_t a[kMTiles][4], b[kNTiles][2];
+    load_step_fragments<kLayout>(a_base, b_base, wm0, wn0, 0, a, b);
+    WarpAcc acc = {};
+#pragma unroll 1
+    for (int t = 0; t < trips; ++t) {
+      // Opaque, free at run time: the fragments are not loop-invariant to ptxas (nothing hoisted or merged).
+#pragma unroll
+      for (int mi = 0; mi < kMTiles; ++mi) asm volatile("" : "+r"(a[mi][0]), "+r"(a[mi][1]), "+r"(a[mi][2]), "+r"(a[mi][3]));
+#pragma unroll
+      for (int ni = 0; ni < kNTiles; ++ni) asm volatile("" : "+r"(b[ni][0]), "+r"(b[ni][1]));
+#pragma unroll
+      for (int ks = 0; ks < kStepsPerTrip; ++ks) mma_step(acc, a, b);
+    }
+    return acc_sum(acc);
+  }
+}
+
+template <Kind K>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) mix_kernel(int trips, unsigned long long* sums, ClockSpan* spans) {
+#if MH_TC_SM80
+  extern __shared__ __align__(128) uint8_t tiles[];
+  fill_tiles(tiles);
+  __syncthreads();
+  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;  // the kernels' warp tiles
+  const long long c0 = clock64(), n0 = global_ns();
+  const unsigned long long sum = timed_loop<K>(tiles, trips, wm0, wn0);
+  const long long c1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0) spans[blockIdx.x] = {c1 - c0, n1 - n0};
+  sums[size_t(blockIdx.x) * kThreads + threadIdx.x] = sum;
+#endif
+}
+
+const void* kernel_of(Kind k) {
+  switch (k) {
+    case Kind::mix: return reinterpret_cast<const void*>(mix_kernel<Kind::mix>);
+    case Kind::ldmatrix: return reinterpret_cast<const void*>(mix_kernel<Kind::ldmatrix>);
+    case Kind::mma: return reinterpret_cast<const void*>(mix_kernel<Kind::mma>);
+  }
+  throw std::invalid_argument("unknown mma_ldmatrix kind");
+}
+
+void allow_smem(Kind k, size_t smem) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel_of(k), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+}
+
+// The 32-bit word at byte `offset` of the tiles, as the host builds them.
+uint32_t tile_word(uint32_t offset) {
+  uint32_t w = 0;
+  for (int half = 0; half < 2; ++half) {
+    const uint32_t byte = offset + 2 * half;
+    const bool b_tile = byte >= kTileBytesSw;
+    const uint32_t in_tile = byte - (b_tile ? kTileBytesSw : 0), row = in_tile / kRowBytes<kLayout>;
+    const uint32_t stored_chunk = in_tile % kRowBytes<kLayout> / 16;
+    const uint32_t chunk = stored_chunk ^ (row % 8);  // the swizzle is its own inverse
+    const int k = static_cast<int>(chunk * 8 + in_tile % 16 / 2);
+    w |= static_cast<uint32_t>(bf16_bits(tile_value(b_tile, static_cast<int>(row), k))) << (16 * half);
+  }
+  return w;
+}
+
+}  // namespace
+
+const char* kind_name(Kind k) { return k == Kind::mix ? "mix" : k == Kind::ldmatrix ? "ldmatrix" : "mma"; }
+
+size_t pinning_smem(const DeviceFacts& f, int blocks_per_sm) {
+  if (blocks_per_sm < 1) throw std::invalid_argument("blocks_per_sm must be >= 1");
+  const long long per_block = static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm -
+                              static_cast<long long>(f.reserved_smem_per_block_bytes);
+  const size_t bytes = static_cast<size_t>(std::clamp<long long>(per_block, 0, f.smem_per_block_optin_bytes)) / 128 * 128;
+  return bytes >= kTilesBytes ? bytes : 0;
+}
+
+Residency residency(Kind k, size_t smem) {
+  allow_smem(k, smem);
+  return compiled_residency(kernel_of(k), kThreads, smem);
+}
+
+std::string compiled_out(Kind k) { return compiled_out_reason(kernel_of(k), 800, "mma.sync m16n8k16 bf16 / ldmatrix"); }
+
+int trips_for(int warps_per_sm, double target_clocks) {
+  constexpr double kClocksPerWarpStep = 24.0;
+  return std::max(1, static_cast<int>(target_clocks / (kClocksPerWarpStep * warps_per_sm * kStepsPerTrip)));
+}
+
+void launch(Kind k, int blocks, size_t smem, int trips, unsigned long long* sums, ClockSpan* spans, cudaStream_t s) {
+  if (smem < kTilesBytes) throw std::invalid_argument("mma_ldmatrix: shared memory below the two tiles");
+  if (blocks < 1 || trips < 1) throw std::invalid_argument("mma_ldmatrix: blocks and trips must be >= 1");
+  allow_smem(k, smem);
+  void* args[] = {&trips, &sums, &spans};
+  CUDA_CHECK(cudaLaunchKernel(kernel_of(k), dim3(blocks), dim3(kThreads), args, smem, s));
+  CUDA_CHECK_LAUNCH("mma_ldmatrix mix_kernel");
+}
+
+unsigned long long expected_warp_sum(Kind k, int warp, int trips) {
+  const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  if (k == Kind::ldmatrix) {  // every lane gives one 16-byte row address per ldmatrix; its 4 words go to 4 lanes
+    uint32_t per_trip = 0;
+    for (int ks = 0; ks < kStepsPerTrip; ++ks)
+      for (int lane = 0; lane < 32; ++lane) {
+        for (int mi = 0; mi < kLdsmA; ++mi) {
+          const TilePos p = ldsm_a_pos(wm0, mi, ks, lane);
+          for (int w = 0; w < 4; ++w) per_trip += tile_word(element_offset(false, p.row, 8 * p.chunk) + 4 * w);
+        }
+        for (int nj = 0; nj < kLdsmB; ++nj) {
+          const TilePos p = ldsm_b_pos(wn0, nj, ks, lane);
+          for (int w = 0; w < 4; ++w) per_trip += tile_word(element_offset(true, p.row, 8 * p.chunk) + 4 * w);
+        }
+      }
+    return static_cast<uint32_t>(per_trip * static_cast<uint32_t>(trips));
+  }
+  // mix: every k of the tile once per trip; mma: the first k16 step's k, kStepsPerTrip times per trip.
+  const int depth = k == Kind::mix ? BK : 16, repeats = k == Kind::mix ? 1 : kStepsPerTrip;
+  long long tile = 0;
+  for (int m = wm0; m < wm0 + WM; ++m)
+    for (int n = wn0; n < wn0 + WN; ++n)
+      for (int kk = 0; kk < depth; ++kk) tile += tile_value(false, m, kk) * tile_value(true, n, kk);
+  return static_cast<unsigned long long>(tile * repeats * trips);
+}
+
+std::string check_sums(Kind k, int trips, const std::vector<unsigned long long>& sums) {
+  if (sums.empty() || sums.size() % kThreads) return "mma_ldmatrix: checksums of whole blocks expected";
+  const int warps_per_block = kThreads / 32;
+  std::vector<unsigned long long> want(warps_per_block);
+  for (int w = 0; w < warps_per_block; ++w) want[w] = expected_warp_sum(k, w, trips);
+  for (size_t w0 = 0; w0 < sums.size(); w0 += 32) {
+    unsigned long long got = 0;
+    for (size_t t = w0; t < w0 + 32; ++t) got += sums[t];
+    if (k == Kind::ldmatrix) got = static_cast<uint32_t>(got);
+    const int warp = static_cast<int>(w0 / 32 % warps_per_block);
+    if (got != want[warp])
+      return std::string("tensor/mma_ldmatrix/") + kind_name(k) + ": block " + std::to_string(w0 / kThreads) + " warp " +
+             std::to_string(warp) + " sums to " + std::to_string(got) + ", the host's " + std::to_string(want[warp]);
+  }
+  return "";
+}
+
+}  // namespace mh::tensor::mix
