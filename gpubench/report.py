@@ -320,7 +320,8 @@ def tc_gemm_ladder(suite):
             for k, f in ([("cublas_bf16", cublas)] if cublas else []) + steps]
     limits_line = (f"BF16 dense peak {num(peak, 1e-12)} TFLOP/s ({formula})" if peak else formula) + \
         (f"; L2 bound of a 128×128 tile {num(l2, 1e-12)} TFLOP/s (ceiling/read/l2 × 64 FLOP/B)" if l2 else "")
-    why = f" No prediction: the run lacks {'; '.join(missing)}." if missing and not any(p[1] for p in pred.values()) else ""
+    why = ("" if not missing else f" No prediction: the run lacks {'; '.join(missing)}."
+           if not any(p[1] for p in pred.values()) else f" Where n/a: the run lacks {'; '.join(missing)}.")
     return ["## Tensor-core GEMM ladder (BF16)", "",
             f"Each kernel at {n}×{n}×{n} (`tc_ladder.png`, under Tensor cores). {limits_line}. The prediction is the "
             "tensor-core time model's (`predictions.json`, gpubench/analysis/tc_predict.py, docs/families/tc-gemm.md): "

@@ -271,13 +271,15 @@ def tc_predictions(suite, sm):
     lacks = sorted({k for r in recs for k in tc_predict.COUNTS if not r.has(k)})
     if lacks:
         missing.append("tensor-core model counts " + ", ".join(lacks))
-    out = {}
+    out, lacking = {}, []
     for r in recs:
         row = {"measured_s": r.get(suite_json.TIME), "predicted_s": None, "binding": None}
-        if not missing and sm:
+        need = tc_predict.lacks(r, u)  # what this kernel's rule needs beyond the common units (left unpredicted)
+        lacking += [n for n in need if n not in lacking]
+        if not missing and not need and sm:
             row["predicted_s"], row["binding"], row["parts"] = tc_predict.predict(r, u, sm)
         out[r.name] = row
-    return out, missing
+    return out, missing + lacking
 
 
 def _run_file(folder):
@@ -300,7 +302,7 @@ def main(argv=None):
     suite = suite_json.load_or_exit(inputs[0], "predict")
     rows, missing = predictions(suite)
     if missing:
-        print("predict: no predictions: the run lacks " + "; ".join(missing), file=sys.stderr)
+        print("predict: benchmarks left unpredicted: the run lacks " + "; ".join(missing), file=sys.stderr)
     if (note := fallback_note(suite, rows)):
         print(note, file=sys.stderr)
     suite_json.write_text(out, json.dumps(rows, indent=1, sort_keys=True) + "\n", "predict")

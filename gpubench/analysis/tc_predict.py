@@ -16,14 +16,25 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
             per SM issues both);
   HBM     = compulsory reads / ceiling/read/hbm + C / ceiling/write/hbm (overlaps everything);
   epilogue= C bytes / ceiling/write/hbm, after the main loop (no tensor work of that block in flight);
-  overlap : one stage: main = copy + max(tensor, shared) (a barrier separates the copy from the compute and the
-            resident blocks copy at the same time); pipelined: main = max(tensor, shared, copy);
+  compute = max(tensor, shared) for WMMA and wgmma; for the mma.sync kernels (10, 10a, 11, 11a: ldmatrix feeds
+            mma.sync in the same warps) max(tensor, shared) + phi x min(tensor, shared), phi the overlap of the two
+            pipes measured by tensor/mma_ldmatrix/bf16/ops:{mix,ldmatrix,mma}/warps:W at the kernel's resident warps W:
+            phi = (T_mix - max(T_ldmatrix, T_mma)) / min(T_ldmatrix, T_mma) in [0, 1] (0: they overlap, 1: they add);
+  overlap : pipelined: main = max(compute, copy); one stage (a block copies a tile, waits at a barrier, computes):
+            main = copy + compute, except for the mma.sync kernels with b > 1 resident blocks, whose copies hide
+            under the other blocks' compute: main = max(compute, (copy + compute_1) / b), compute_1 the same work at
+            the rates of one block's warps alone (the micro at warps = the block's; each pipe's time scaled by its
+            per-warp-step time at those warps over at W, and that micro's phi);
   tail    = ceil(waves) / waves (waves: work units over resident slots, model_waves);
   t = max(main x tail, HBM) + epilogue.
 """
 import math
 
 LDSM = "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled"
+# ldmatrix + mma.sync in the mma.sync kernels' mix (micro/mma_ldmatrix.cuh): cycles_per_step of each kind at W warps.
+MIX = "tensor/mma_ldmatrix/bf16/ops:{kind}/warps:{warps}"
+MIX_KINDS = ("mix", "ldmatrix", "mma")
+MIX_UNIT = MIX.format(kind="<mix|ldmatrix|mma>", warps="W") + " cycles_per_step (the mma.sync kernels' overlap)"
 # The unit costs read as one counter of one benchmark: unit -> (benchmark, counter).
 SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops_per_clock_per_sm"),
           "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
@@ -41,7 +52,7 @@ UNITS = {"mma_flops_per_clk": " ".join(SIMPLE["mma_flops_per_clk"]),
 COUNTS = ("model_flops", "model_wgmma_n", "model_ldmatrix_wavefronts", "model_wmma_load_wavefronts",
           "model_wmma_stage_wavefronts", "model_smem_fill_wavefronts", "model_ld_global_bytes", "model_cp_async_bytes",
           "model_tma_bytes", "model_tma_multicast_bytes", "model_dram_bytes", "model_c_store_bytes", "model_stages",
-          "model_waves")
+          "model_waves", "model_mma_m16n8k16", "model_blocks_per_sm", "model_threads_per_block")
 
 
 def unit_costs(suite):
@@ -55,8 +66,39 @@ def unit_costs(suite):
     cycles = suite.value(LDSM, "cycles_per_instruction")
     if r is not None and cycles and r.has("wavefronts_per_instruction"):
         u["wavefronts_per_clk"] = r.get("wavefronts_per_instruction") / cycles
+    u["mix_cycles"] = mix_cycles(suite)
     missing = [UNITS[k] for k in UNITS if not u.get(k)]
     return u, missing
+
+
+def mix_cycles(suite):
+    """{warps per SM: {kind: cycles_per_step}} of the ldmatrix + mma.sync micro, warps with all three kinds only."""
+    out = {}
+    for r in suite.ok("tensor"):
+        if r.name.startswith("tensor/mma_ldmatrix/bf16/") and r.get("cycles_per_step") > 0:
+            out.setdefault(int(r.fields["warps"]), {})[r.fields["ops"]] = r.get("cycles_per_step")
+    return {w: c for w, c in out.items() if all(k in c for k in MIX_KINDS)}
+
+
+def lacks(rec, u):
+    """The unit costs this record needs beyond unit_costs' common ones: the mix micro for an mma.sync kernel."""
+    return [MIX_UNIT] if rec.get("model_mma_m16n8k16") > 0 and not u.get("mix_cycles") else []
+
+
+def nearest(measured, warps):
+    """The measured warps per SM nearest `warps` (by factor; the smaller on a tie)."""
+    return min(sorted(measured), key=lambda w: abs(math.log(w / warps)))
+
+
+def overlap(c):
+    """phi of one warps' {kind: cycles}: how much of the shorter pipe's time the mix adds to the longer one's."""
+    lo, hi = sorted((c["ldmatrix"], c["mma"]))
+    return min(1.0, max(0.0, (c["mix"] - hi) / lo))
+
+
+def combine(tensor, shared, phi):
+    """Tensor and shared-memory time of warps that issue both: the longer, plus phi of the shorter."""
+    return max(tensor, shared) + phi * min(tensor, shared)
 
 
 def wgmma_rate(rates, n):
@@ -92,12 +134,39 @@ def tail(waves):
     return math.ceil(waves - 1e-9) / waves if waves > 0 else 1.0
 
 
+def mma_sync_compute(rec, t, mix):
+    """(compute with all resident warps, compute of one block alone, phi at the resident warps) of an mma.sync
+    kernel: the micro at the kernel's resident warps W and at one block's warps."""
+    block_warps = rec.get("model_threads_per_block") / 32
+    w_all = nearest(mix, block_warps * max(1.0, rec.get("model_blocks_per_sm")))
+    w_one = nearest(mix, block_warps)
+    c_all, c_one = mix[w_all], mix[w_one]
+    phi = overlap(c_all)
+    # Per-warp-step SM time of each pipe at one block's warps over at all resident warps (1: no slower alone).
+    slow = {k: (c_one[k] / w_one) / (c_all[k] / w_all) for k in ("ldmatrix", "mma")}
+    alone = combine(t["tensor"] * slow["mma"], t["shared memory"] * slow["ldmatrix"], overlap(c_one))
+    return combine(t["tensor"], t["shared memory"], phi), alone, phi
+
+
+def main_loop(rec, t, u, one_stage):
+    """(main-loop seconds, extra parts): the overlap rule (module docstring)."""
+    copy = t["copy (L2 -> SM)"]
+    if not rec.get("model_mma_m16n8k16") > 0:
+        compute = max(t["tensor"], t["shared memory"])
+        return (copy + compute if one_stage else max(compute, copy)), {}
+    compute, alone, phi = mma_sync_compute(rec, t, u["mix_cycles"])
+    extra = {"ldmatrix/mma overlap": phi, "compute": compute, "compute (one block alone)": alone}
+    if not one_stage:
+        return max(compute, copy), extra
+    blocks = max(1.0, rec.get("model_blocks_per_sm"))
+    return max(compute, (copy + alone) / blocks), extra
+
+
 def predict(rec, u, sm_count):
     """(seconds, binding, parts) of one tensor-core GEMM record with its model counts."""
     t, one_stage = terms(rec, u, sm_count)
-    compute = max(t["tensor"], t["shared memory"])
-    main = t["copy (L2 -> SM)"] + compute if one_stage else max(compute, t["copy (L2 -> SM)"])
-    parts = dict(t, tail=tail(rec.get("model_waves")), one_stage=1.0 if one_stage else 0.0)
+    main, extra = main_loop(rec, t, u, one_stage)
+    parts = dict(t, **extra, tail=tail(rec.get("model_waves")), one_stage=1.0 if one_stage else 0.0)
     seconds = max(main * parts["tail"], t["HBM"]) + t["epilogue (C stores)"]
     binding = max(("tensor", "shared memory", "copy (L2 -> SM)", "HBM"), key=lambda k: t[k])
     return seconds, binding, parts
