@@ -35,14 +35,18 @@ __device__ void fill_tiles(uint8_t* tiles) {
   }
 }
 
-__device__ unsigned long long acc_sum(const WarpAcc& acc) {
+// The thread's accumulators weighted by their C elements' c_weight (m16n8 C fragment: gemm/tc_tile.cuh).
+__device__ unsigned long long acc_sum(const WarpAcc& acc, int wm0, int wn0) {
+  const int lane = threadIdx.x % 32;
   long long s = 0;
 #pragma unroll
   for (int mi = 0; mi < kMTiles; ++mi)
 #pragma unroll
     for (int ni = 0; ni < kNTiles; ++ni)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) s += __float2ll_rn(acc[mi][ni][i]);
+      for (int i = 0; i < 4; ++i)
+        s += __float2ll_rn(acc[mi][ni][i]) *
+             c_weight(wm0 + mi * 16 + lane / 4 + 8 * (i / 2), wn0 + ni * 8 + 2 * (lane % 4) + i % 2);
   return static_cast<unsigned long long>(s);
 }
 
@@ -55,7 +59,7 @@ __device__ unsigned long long timed_loop(const uint8_t* tiles, int trips, int wm
     WarpAcc acc = {};
 #pragma unroll 1
     for (int t = 0; t < trips; ++t) mma_block_tile<kLayout>(tiles, tiles + kTileBytesSw, acc, wm0, wn0);
-    return acc_sum(acc);
+    return acc_sum(acc, wm0, wn0);
   } else if constexpr (K == Kind::ldmatrix) {
     uint32_t sum = 0;
 #pragma unroll 1
@@ -84,7 +88,7 @@ __device__ unsigned long long timed_loop(const uint8_t* tiles, int trips, int wm
 #pragma unroll
       for (int ks = 0; ks < kStepsPerTrip; ++ks) mma_step(acc, a, b);
     }
-    return acc_sum(acc);
+    return acc_sum(acc, wm0, wn0);
   }
 }
 
@@ -181,12 +185,16 @@ unsigned long long expected_warp_sum(Kind k, int warp, int trips) {
       }
     return static_cast<uint32_t>(per_trip * static_cast<uint32_t>(trips));
   }
-  // mix: every k of the tile once per trip; mma: the first k16 step's k, kStepsPerTrip times per trip.
+  // mix: every k of the tile once per trip; mma: the first k16 step's k, kStepsPerTrip times per trip; each C
+  // element weighted as acc_sum does.
   const int depth = k == Kind::mix ? BK : 16, repeats = k == Kind::mix ? 1 : kStepsPerTrip;
   long long tile = 0;
   for (int m = wm0; m < wm0 + WM; ++m)
-    for (int n = wn0; n < wn0 + WN; ++n)
-      for (int kk = 0; kk < depth; ++kk) tile += tile_value(false, m, kk) * tile_value(true, n, kk);
+    for (int n = wn0; n < wn0 + WN; ++n) {
+      long long c = 0;
+      for (int kk = 0; kk < depth; ++kk) c += tile_value(false, m, kk) * tile_value(true, n, kk);
+      tile += c * c_weight(m, n);
+    }
   return static_cast<unsigned long long>(tile * repeats * trips);
 }
 

@@ -13,8 +13,8 @@
 // gpubench/analysis/tc_predict.py turns the three times into the overlap of the two pipes (docs/families/tc-gemm.md).
 //
 // Checked: each thread's accumulators are exact small integers (tile values in -3..3, so every sum is exact in
-// FP32); the sum of a warp's 32 checksums must equal the host's sum of the warp's C tile (mix, mma) or of the
-// words its ldmatrix loaded (ldmatrix, mod 2^32), times the trips.
+// FP32); the sum of a warp's 32 checksums must equal the host's: the warp's C tile weighted by element (mix,
+// mma), or the words its ldmatrix loaded (ldmatrix, mod 2^32), times the trips.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -36,7 +36,11 @@ constexpr int kMmaPerStep = gemm::tc::kMTiles * gemm::tc::kNTiles;  // mma.sync 
 constexpr size_t kTilesBytes = 2 * size_t(gemm::tc::kTileBytes<gemm::tc::Layout::swizzled>);  // A, then B: 32 KiB
 
 // The BF16 value (a small integer) of tile row `row`, element k, of the A tile or the B tile.
-MH_TC_HD int tile_value(bool b_tile, int row, int k) { return b_tile ? (row * 5 + k * 11) % 7 - 3 : (row * 7 + k * 3) % 5 - 2; }
+MH_TC_HD int tile_value(bool b_tile, int row, int k) {
+  return b_tile ? (row * 5 + k * 13 + row * k % 5) % 7 - 3 : (row * 7 + k * 3 + row * k % 11) % 7 - 3;
+}
+// The weight of C element (row, col) of the block tile in a warp's checksum (a permuted row or column changes it).
+MH_TC_HD long long c_weight(int row, int col) { return (row * 131 + col * 17) % 251 + 1; }
 
 // Dynamic shared memory per block that lets only `blocks_per_sm` blocks reside on `f`'s SMs (the reserved
 // bytes per block counted); 0 when that is less than the two tiles.
