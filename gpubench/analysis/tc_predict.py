@@ -11,9 +11,10 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
   copy    = L2 -> SM bytes / B: one-stage kernels (a block copies a tile, waits, computes) at the rate of the micro
             that does the same, async/ld_st/l2/bandwidth/tile:16384 (ld.global + st.shared) or
             async/cp_async/l2/bandwidth/bytes:16/stages:1; pipelined kernels keep several tiles in flight and
-            reach the L2 roof, ceiling/read/l2; TMA multicast bytes (delivered) at
-            async/tma/l2/bandwidth/kind:multicast/cluster_size:2, added to the unicast bytes' time (one TMA unit
-            per SM issues both);
+            reach the L2 roof, ceiling/read/l2; TMA multicast bytes (delivered into each block) at that roof
+            scaled by what delivering by multicast costs against unicast in the cluster micro, which copies the
+            same tiles both ways: x U / M, U and M async/tma/l2/bandwidth/kind:{unicast,multicast}/cluster_size:2
+            (an SM receives every byte of its tiles either way; multicast saves L2 reads, not SM intake);
   HBM     = compulsory reads / ceiling/read/hbm + C / ceiling/write/hbm (overlaps everything);
   epilogue= C bytes / ceiling/write/hbm, after the main loop (no tensor work of that block in flight);
   compute = max(tensor, shared) for WMMA and wgmma; for the mma.sync kernels (10, 10a, 11, 11a: ldmatrix feeds
@@ -40,6 +41,7 @@ SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops
           "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
           "cp_async_bytes_per_s": ("async/cp_async/l2/bandwidth/bytes:16/stages:1", "bytes_per_second"),
           "multicast_bytes_per_s": ("async/tma/l2/bandwidth/kind:multicast/cluster_size:2", "bytes_per_second"),
+          "unicast_bytes_per_s": ("async/tma/l2/bandwidth/kind:unicast/cluster_size:2", "bytes_per_second"),
           "l2_bytes_per_s": ("ceiling/read/l2", "bytes_per_second"),
           "hbm_read_bytes_per_s": ("ceiling/read/hbm", "bytes_per_second"),
           "hbm_write_bytes_per_s": ("ceiling/write/hbm", "bytes_per_second")}
@@ -120,7 +122,8 @@ def terms(rec, u, sm_count):
         copy = c("model_ld_global_bytes") / u["ld_global_bytes_per_s"] + c("model_cp_async_bytes") / u["cp_async_bytes_per_s"]
     else:
         copy = (c("model_ld_global_bytes") + c("model_cp_async_bytes") + c("model_tma_bytes")) / u["l2_bytes_per_s"]
-    copy += c("model_tma_multicast_bytes") / u["multicast_bytes_per_s"]
+    multicast_cost = u["unicast_bytes_per_s"] / u["multicast_bytes_per_s"]  # per delivered byte, unicast = 1
+    copy += c("model_tma_multicast_bytes") * multicast_cost / u["l2_bytes_per_s"]
     c_bytes = c("model_c_store_bytes")
     return {"tensor": c("model_flops") / (rate * clocks),
             "shared memory": wavefronts / (u["wavefronts_per_clk"] * clocks),

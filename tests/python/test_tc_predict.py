@@ -28,10 +28,11 @@ class Rec:
 
 def units():
     """A GPU of 1 SM at 1 MHz (1e6 clocks a second): mma.sync 1000 FLOP/clock, wgmma 2000 (n 128) and 4000 (n 256),
-    1 wavefront a clock, copies at 1e6 B/s (ld.global), 2e6 (cp.async), 4e6 (L2 roof), 1e6 (multicast), HBM 1e6."""
+    1 wavefront a clock, copies at 1e6 B/s (ld.global), 2e6 (cp.async), 4e6 (L2 roof); the cluster micro's multicast at
+    1e6 against unicast at 2e6 (a delivered multicast byte costs 2 unicast ones); HBM 1e6."""
     return {"mma_flops_per_clk": 1000, "wgmma_flops_per_clk": {128: 2000, 256: 4000}, "wavefronts_per_clk": 1.0,
             "ld_global_bytes_per_s": 1e6, "cp_async_bytes_per_s": 2e6, "l2_bytes_per_s": 4e6,
-            "multicast_bytes_per_s": 1e6, "hbm_read_bytes_per_s": 1e6, "hbm_write_bytes_per_s": 1e6,
+            "multicast_bytes_per_s": 1e6, "unicast_bytes_per_s": 2e6, "hbm_read_bytes_per_s": 1e6, "hbm_write_bytes_per_s": 1e6,
             "mix_cycles": MIX}
 
 
@@ -73,15 +74,15 @@ def test_pipelined_overlaps_and_tail():
 
 
 def test_wgmma_rate_by_n_and_multicast():
-    """wgmma n 256 at 4000 FLOP/clock: 1 s; TMA 4e6 B at the roof 1 s plus multicast 3e6 B at 1e6 B/s 3 s = 4 s:
-    the copy binds."""
+    """wgmma n 256 at 4000 FLOP/clock: 1 s; TMA 4e6 B at the roof 1 s plus multicast 3e6 B delivered, each costing
+    2 unicast bytes (the cluster micro's unicast / multicast), at the roof 1.5 s = 2.5 s: the copy binds."""
     t, binding, parts = tc_predict.predict(rec(model_stages=4, model_wgmma_n=256, model_ldmatrix_wavefronts=0,
                                                model_ld_global_bytes=0, model_tma_bytes=4e6,
                                                model_tma_multicast_bytes=3e6), units(), 1)
     assert parts["tensor"] == pytest.approx(1)
-    assert parts["copy (L2 -> SM)"] == pytest.approx(4)
+    assert parts["copy (L2 -> SM)"] == pytest.approx(2.5)
     assert binding == "copy (L2 -> SM)"
-    assert t == pytest.approx(4.1)
+    assert t == pytest.approx(2.6)
     assert tc_predict.wgmma_rate({64: 1, 128: 2}, 256) == 2  # the largest measured n below
     assert tc_predict.wgmma_rate({128: 2}, 64) == 2
 
@@ -190,13 +191,16 @@ def test_committed_run_predicts_every_kernel_at_4096(committed):
 def test_committed_run_bindings_and_band(committed):
     """What the model says of the committed run (docs/families/tc-gemm.md, "The time model"): the bank-conflicted
     wgmma kernels are bound by the copies; these five are within 0.80-1.20 of measured at 4096^3 (the mma.sync
-    kernels need the ldmatrix + mma.sync micro, which the run predates)."""
+    kernels need the ldmatrix + mma.sync micro, which the run predates). Kernel 15 ran there with its stages
+    released at cluster scope, a cost the model does not count: 2.1x its prediction (the CTA-scope release since,
+    results/experiments/wgmma_multicast_cta_release/, runs it at 0.54 of that time)."""
     rows, _ = committed
     at = lambda k: rows[f"gemm/{k}/m:4096/n:4096/k:4096"]
     for k in ("wgmma_tma", "wgmma_ws", "wgmma_persistent", "wgmma_multicast"):
         assert at(k)["binding"] == "copy (L2 -> SM)", k
-    for k in ("wmma", "wgmma_tma", "wgmma_ws", "wgmma_persistent", "wgmma_multicast"):
+    for k in ("wmma", "wgmma_tma", "wgmma_ws", "wgmma_persistent"):
         assert 0.8 <= at(k)["predicted_s"] / at(k)["measured_s"] <= 1.2, k
+    assert 2.0 <= at("wgmma_multicast")["measured_s"] / at("wgmma_multicast")["predicted_s"] <= 2.2
 
 
 def test_fixture_matches_the_ladder():
