@@ -595,6 +595,14 @@ uint32_t expected_block_sum(const Stream& s, uint32_t block) {
   return sum;
 }
 
+std::vector<uint32_t> expected_block_sums(const Stream& s) {
+  std::vector<uint32_t> per_tile(s.tiles.count), sums(s.blocks, 0);
+  for (uint64_t t = 0; t < s.tiles.count; ++t) per_tile[t] = tile_sum(s.tiles, t);
+  for (uint32_t b = 0; b < sums.size(); ++b)
+    for (uint32_t k = 0; k < s.tiles_per_block; ++k) sums[b] += per_tile[tile_of(s.tiles, s.blocks, b, k)];
+  return sums;
+}
+
 uint32_t expected_latency_sum(const Latency& l, uint64_t first) {
   uint32_t sum = 0;
   for (uint32_t i = 0; i < l.copies; ++i) sum += tile_sum(l.tiles, (first + i) % l.tiles.count);

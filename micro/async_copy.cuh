@@ -136,6 +136,8 @@ __host__ __device__ inline uint32_t swizzled_offset(uint32_t offset, uint32_t sw
 uint32_t word_range_sum(uint64_t first, uint64_t n);
 uint32_t tile_sum(const Tiles& t, uint64_t tile);
 uint32_t expected_block_sum(const Stream& s, uint32_t block);
+// Every block's expected_block_sum, each tile summed once: an L2 launch reads each tile hundreds of times.
+std::vector<uint32_t> expected_block_sums(const Stream& s);
 uint32_t expected_latency_sum(const Latency& l, uint64_t first);
 
 }  // namespace mh::async_copy

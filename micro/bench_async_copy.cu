@@ -2,8 +2,9 @@
 //   async/<method>/<l2|hbm>/bandwidth/<axes>  every SM busy, tiles through a ring of shared-memory stages
 //   async/<method>/<l2|hbm>/latency/<axes>    one warp, one copy at a time, clock64 issue -> completion
 // method: ld_st (ld.global.cg + st.shared), cp_async, bulk (TMA 1-D), tensor (TMA 2-D tensor map).
-// Working sets (counter working_set_bytes): bandwidth l2 = L2/8 (as ceiling/read/l2), read 32 times per
-// launch; hbm = 4 x L2, each tile once per launch (a launch leaves in L2 the tiles the next one reads
+// Working sets (counter working_set_bytes): bandwidth l2 = L2/8 (as ceiling/read/l2), read 512 times per
+// launch (roofs::l2_launch_bytes, 64 x L2, the roofs' L2 launch rule: ramp and tail under 2 %); hbm = 4 x L2,
+// each tile once per launch (a launch leaves in L2 the tiles the next one reads
 // last). Latency l2 = the launch's 32 copies re-read every launch (warm in L2 after the warm-up launch);
 // hbm = 4 x L2, each launch 32 tiles further on (a tile comes back after the whole 4 x L2).
 #include <algorithm>
@@ -92,9 +93,9 @@ void run_stream(benchmark::State& st, const Stream& s) {
     st.SkipWithError("async_copy: an mbarrier wait timed out (a copy never completed)");
     return;
   }
-  const std::vector<uint32_t> got = sums.download();
+  const std::vector<uint32_t> got = sums.download(), want = expected_block_sums(s);
   for (uint32_t b = 0; b < got.size(); ++b)
-    if (got[b] != expected_block_sum(s, b)) {
+    if (got[b] != want[b]) {
       st.SkipWithError(("async_copy: block " + std::to_string(b) + "'s checksum differs from the host's").c_str());
       return;
     }
@@ -140,7 +141,7 @@ void add_stream(Planner& p, const StreamSpec& spec, Level level) {
   s.blocks = f.sm_count * per_sm;
   const uint64_t tile = s.tiles.tile_bytes(), blocks = static_cast<uint64_t>(s.blocks);
   s.tiles_per_block = static_cast<uint32_t>(level == Level::hbm ? (s.tiles.count + blocks - 1) / blocks
-                                                                : (4 * f.l2_bytes + blocks * tile - 1) / (blocks * tile));
+                                                                : (roofs::l2_launch_bytes(f.l2_bytes) + blocks * tile - 1) / (blocks * tile));
   Launch l;
   l.threads = kThreads;
   l.blocks_per_sm = per_sm;
@@ -149,7 +150,7 @@ void add_stream(Planner& p, const StreamSpec& spec, Level level) {
   l.regs_per_thread = r.regs_per_thread;
   l.device_bytes = s.tiles.working_set_bytes();
   l.note = std::string(level_name(level)) + " ws=" + human_bytes(static_cast<double>(s.tiles.working_set_bytes())) + " (" +
-           (level == Level::l2 ? "L2/8, read repeatedly" : "4x L2, each tile once") + "), " + std::to_string(s.stages) +
+           (level == Level::l2 ? "L2/8, 64x L2 per launch" : "4x L2, each tile once") + "), " + std::to_string(s.stages) +
            " stage(s) of " + human_bytes(static_cast<double>(tile)) + ", " + std::to_string(s.tiles_per_block) + " tiles per block";
   p.predict(name, {{"bytes_per_launch", static_cast<double>(s.bytes_per_launch())}, {"instructions_per_tile", instructions_per_tile(s)}});
   p.add_if_resident(name, l, [s](benchmark::State& st) { run_stream(st, s); });

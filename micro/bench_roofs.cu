@@ -5,8 +5,9 @@
 // Working sets, from the device's facts (counter working_set_bytes):
 //   l1:  a quarter of the unified L1 of one SM (64 KiB of 256 KiB on an H200), shared-memory carve-out 0;
 //        every SM walks the same bytes, so each SM's L1 holds all of them; 2048 passes per SM per launch.
-//   l2:  a third of the L2 (distinct bytes of the whole grid), loads that bypass L1; 128 x L2 per launch.
-//   l2 roofs use L2/8 (see kRoofs).
+//   l2:  a third of the L2 (distinct bytes of the whole grid), loads that bypass L1; l2_launch_bytes
+//        (64 x L2) per launch, the rule the async family's L2 launches share. The l2 roofs use L2/8 (see
+//        kRoofs); ceiling/read/l2 in the owned layout (roofs.cuh): L2/8 rounded to whole chunks per warp.
 //   hbm: 64 x L2 (3.8 GB on an H200, at most 1/8 of memory), each byte once per launch: the tail a
 //        launch leaves in L2 is the part the next launch reads last, so no L2 flush is needed.
 //        Write and copy use the stream layout: a grid of one warp per 512-byte chunk.
@@ -57,7 +58,7 @@ std::string Config::describe() const {
   if (kind != Kind::write) s += std::string(" ld:") + load_name(ld);
   if (kind != Kind::read) s += std::string(" st:") + store_name(st);
   s += " w:" + std::to_string(width) + " u:" + std::to_string(unroll) + " t:" + std::to_string(threads);
-  return stream ? s + " stream" : front ? s + " front" : s;
+  return stream ? s + " stream" : owned ? s + " owned" : front ? s + " front" : s;
 }
 
 void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t bytes_per_launch, int placements) {
@@ -73,8 +74,9 @@ void run_walk(benchmark::State& st, const Config& c, uint64_t ws_bytes, uint64_t
   }
   const uint64_t chunk = 32ull * c.unroll * c.width, warps_per_block = c.threads / 32;
   const uint64_t blocks = c.stream ? (ws_bytes / chunk + warps_per_block - 1) / warps_per_block : uint64_t(f.sm_count) * per_sm;
-  const Walk w = make_walk(c.width, c.unroll, static_cast<int>(blocks), c.threads, ws_bytes,
-                           c.stream ? ws_bytes : bytes_per_launch, c.front || c.stream);
+  const Walk w = c.owned ? make_owned_walk(c.width, c.unroll, static_cast<int>(blocks), c.threads, ws_bytes, bytes_per_launch)
+                         : make_walk(c.width, c.unroll, static_cast<int>(blocks), c.threads, ws_bytes,
+                                     c.stream ? ws_bytes : bytes_per_launch, c.front || c.stream);
   const uint64_t shift_words = placement_shift(w.working_set_bytes(), placements) / 4;
   uint32_t* values = values_buffer(w.words() + (placements - 1) * shift_words);
   DeviceBuffer<uint32_t> checksum(1);
@@ -117,7 +119,7 @@ uint64_t working_set(const DeviceFacts& f, Level l, int l2_div = 3) {
 uint64_t bytes_per_launch(const DeviceFacts& f, Level l, uint64_t ws) {
   switch (l) {
     case Level::l1: return 2048 * ws * f.sm_count;
-    case Level::l2: return 128 * f.l2_bytes;
+    case Level::l2: return l2_launch_bytes(f.l2_bytes);
     default: return ws;
   }
 }
@@ -135,7 +137,16 @@ uint64_t bytes_per_launch(const DeviceFacts& f, Level l, uint64_t ws) {
 //     L2/32 13.94, L2/16 12.31, L2/8 11.30, L2/4 10.18, L2/3 10.12, L2/2 9.48 TB/s; 8-16 B at
 //     256-512 threads within 2 % of each other at L2/3. Kept L2/8 (7.5 MB on an H200, next to
 //     the 8 MB of published figures): 11.15 TB/s; ncu: 0 % L1 hits, 99 % L2 hits, 7.9 MB from DRAM
-//     (the first touch), lts__throughput 84 % of peak.
+//     (the first touch), lts__throughput 84 % of peak. Round 3 (issue 29): ncu counted only 0.79 of
+//     those bytes as L2 sectors (lts__t_sectors_srcunit_tex_op_read): at L2/8 the walk layout has
+//     ~4.4 warps per chunk (8448 warps, 1920 chunks), and requests of an SM's warps for one sector
+//     merge before L2, so the L2/32 .. L2/2 fall above is mostly merging. Now the owned layout (every
+//     sector read by one warp only: shared_sectors = 0), whose working set is a whole number of chunks
+//     per warp: with 16 B x 2 in flight (1 KiB chunks) and every resident block, 8448 warps x 1 KiB =
+//     8.25 MiB on an H200 (L2/7.3; the L2/8 target rounded), 64 KiB in flight per SM, ~1500 clocks
+//     of L2 latency at 42 B/clk/SM. 16 B x 8 at full occupancy would need 33 MiB (L2/1.8) to own its
+//     chunks; x 4 at half and x 8 at a quarter of the blocks keep 8.25 MiB (the MH_SWEEP=1 owned
+//     entries compare them).
 //   read/hbm: round 1 4.61 TB/s for 16 B x 8 in flight at 256 or 512 threads with any operator
 //     (plain, .cg, .cs, .nc within 0.1 %), 4-byte loads 4.56; round 2 (walkers warp-in-block major)
 //     4.515 TB/s; ncu: dram__throughput 93.7 %, DRAM bytes = bytes read. Kept: .nc, 16 B, 8, 256.
@@ -156,23 +167,26 @@ struct Roof {
 };
 const Roof kRoofs[] = {
     {"ceiling/read/l1", Level::l1, {Kind::read, Load::plain, Store::plain, 16, 8, 256, 0, 1}},
-    {"ceiling/read/l2", Level::l2, {Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1}, 8},
+    {"ceiling/read/l2", Level::l2, {Kind::read, Load::cg, Store::plain, 16, 2, 256, 0, 1, false, false, true}, 8},
     {"ceiling/read/hbm", Level::hbm, {Kind::read, Load::nc, Store::plain, 16, 8, 256, 0, 1}},
     {"ceiling/write/l2", Level::l2, {Kind::write, Load::plain, Store::cs, 16, 8, 256, 0, 1}, 8},
     {"ceiling/write/hbm", Level::hbm, {Kind::write, Load::plain, Store::cs, 16, 1, 256, 0, 1, false, true}},
     {"ceiling/copy/hbm", Level::hbm, {Kind::copy, Load::plain, Store::plain, 16, 1, 256, 0, 1, false, true}},
 };
 
-Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level) {
+Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level) {  // ws: by value, owned rounds it
   Launch l;
   l.threads = c.threads;
   l.blocks_per_sm = c.blocks_per_sm;
-  const int per_sm = c.blocks_per_sm > 0 ? c.blocks_per_sm : std::min(f.max_blocks_per_sm, f.max_threads_per_sm / c.threads);
+  const int per_sm = c.blocks_per_sm > 0 ? c.blocks_per_sm
+                                         : std::max(1, std::min(f.max_blocks_per_sm, f.max_threads_per_sm / c.threads) / c.occupancy_div);
   l.blocks = static_cast<long long>(per_sm) * f.sm_count;
   if (c.stream) {
     l.blocks_per_sm = 0;
     l.blocks = static_cast<long long>(ws / (32ull * c.unroll * c.width) / (c.threads / 32));
   }
+  if (c.owned)
+    ws = make_owned_walk(c.width, c.unroll, static_cast<int>(l.blocks), c.threads, ws, bytes_per_launch(f, level, ws)).working_set_bytes();
   l.device_bytes = ws * (c.kind == Kind::copy ? 2 : 1);
   l.note = std::string(level_name(level)) + " ws=" + std::to_string(ws) + " " + c.describe();
   return l;
@@ -181,7 +195,14 @@ Launch launch_of(const DeviceFacts& f, const Config& c, uint64_t ws, Level level
 void add(Planner& p, const std::string& name, const Config& c, Level level, uint64_t ws) {
   const DeviceFacts& f = p.facts();
   const uint64_t bytes = bytes_per_launch(f, level, ws);
-  p.add_if_resident(name, launch_of(f, c, ws, level), [c, ws, bytes](benchmark::State& st) { run_walk(st, c, ws, bytes); });
+  const Launch l = launch_of(f, c, ws, level);
+  // An owned read reaches L2 with every byte it counts (no sector shared between warps): bytes / 32
+  // sectors, what ncu's roofs table checks (lts__t_sectors_srcunit_tex_op_read).
+  if (c.owned && c.kind == Kind::read)
+    p.predict(name, {{"l2_read_sectors",
+                      static_cast<double>(make_owned_walk(c.width, c.unroll, static_cast<int>(l.blocks), c.threads, ws, bytes)
+                                              .bytes_per_launch()) / 32}});
+  p.add_if_resident(name, l, [c, ws, bytes](benchmark::State& st) { run_walk(st, c, ws, bytes); });
 }
 
 // MH_SWEEP=1: every width x unroll x block size at the most resident blocks, for each cache operator
@@ -260,6 +281,12 @@ void plan_sweep(Planner& p) {
     const uint64_t ws = f.l1_smem_per_sm_bytes / div;
     add(p, name_of(c, Level::l1) + "/ws:" + std::to_string(ws), c, Level::l1, ws);
   }
+  // Owned layout (L2/8 rounded to whole chunks per warp): accesses in flight per thread x occupancy.
+  for (int unroll : {1, 2, 4, 8})
+    for (int div : {1, 2, 4, 8}) {
+      const Config c{Kind::read, Load::cg, Store::plain, 16, unroll, 256, 0, div, false, false, true};
+      add(p, name_of(c, Level::l2) + "/owned/occ:1/" + std::to_string(div), c, Level::l2, working_set(f, Level::l2, 8));
+    }
   for (int div : {32, 16, 8, 4, 3, 2}) {
     const Config c{Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1};
     const uint64_t ws = f.l2_bytes / div;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 
 namespace mh::roofs {
 namespace {
@@ -246,6 +247,36 @@ Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes
   if (iters > UINT32_MAX) throw std::invalid_argument("too many steps per launch");
   w.iters = static_cast<uint32_t>(iters);
   return w;
+}
+
+Walk make_owned_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch) {
+  Walk w = make_walk(width, unroll, blocks, threads, 0, bytes_per_launch, true);  // checks the shape
+  const uint64_t per_pass = w.warps() * w.chunk_bytes();
+  const uint64_t m = std::max<uint64_t>(1, (ws_bytes + per_pass / 2) / per_pass);
+  w.chunks = m * w.warps();
+  return w;
+}
+
+uint64_t access_byte(const Walk& w, uint64_t warp, uint64_t step, uint32_t lane, int j) {
+  // first_chunk's numbering: the front layout counts warps block major, the walk layout warp-in-block major.
+  const uint64_t per_block = w.threads / 32;
+  const uint64_t walker = w.front ? warp : (warp % per_block) * w.blocks + warp / per_block;
+  const uint64_t chunk = (w.start_chunk(walker) + step % w.chunks * w.step_chunks()) % w.chunks;
+  return chunk * w.chunk_bytes() + (lane + 32ull * j) * w.width;
+}
+
+uint64_t shared_sectors(const Walk& w, uint64_t steps) {
+  constexpr uint64_t kShared = ~0ull;  // marks a sector read by two or more warps
+  std::unordered_map<uint64_t, uint64_t> reader;  // sector -> the one warp that read it, or kShared
+  steps = std::min<uint64_t>(steps, w.iters);
+  for (uint64_t warp = 0; warp < w.warps(); ++warp)
+    for (uint64_t i = 0; i < steps; ++i)
+      for (uint32_t lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < w.unroll; ++j) {
+          const auto [it, fresh] = reader.try_emplace(access_byte(w, warp, i, lane, j) / 32, warp);
+          if (!fresh && it->second != warp) it->second = kShared;
+        }
+  return static_cast<uint64_t>(std::count_if(reader.begin(), reader.end(), [&](const auto& e) { return e.second == kShared; }));
 }
 
 void fill_values(uint32_t* buf, uint64_t words, cudaStream_t s) {

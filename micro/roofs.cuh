@@ -13,6 +13,10 @@
 //     one front of W contiguous chunks at a time, the order a streaming kernel uses. With a grid of
 //     one warp per chunk and one step (Config::stream) it is the classic one-element-per-thread
 //     stream kernel, blocks scheduled in order over the buffer.
+//   owned (make_owned_walk): the front layout over a whole number m of chunks per warp, so that warp v
+//     reads only chunks v, v + W, ... (c mod W = v): no sector is read by two warps, ever, so no request
+//     can merge with another warp's before L2 (the walk layout's warps share chunks whenever the working
+//     set has fewer chunks than the grid has warps, and ncu then counts fewer L2 sectors than bytes).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +54,23 @@ struct Walk {
 // at least bytes_per_launch (at least one). Throws std::invalid_argument on a shape it cannot run.
 Walk make_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch,
                bool front = false);
+
+// The front layout over round(ws_bytes / (warps x chunk)) >= 1 chunks per warp (the owned layout above).
+Walk make_owned_walk(int width, int unroll, int blocks, int threads, uint64_t ws_bytes, uint64_t bytes_per_launch);
+
+// The byte offset (in the working set) of lane `lane`'s j-th access at step `step` of warp `warp`
+// (block major: warp = block x threads/32 + warp in block), as the kernels compute it.
+uint64_t access_byte(const Walk& w, uint64_t warp, uint64_t step, uint32_t lane, int j);
+// Sectors (32 B) that two or more warps read in the first min(steps, w.iters) steps of every warp:
+// requests that may merge before L2. 0 for an owned walk.
+uint64_t shared_sectors(const Walk& w, uint64_t steps);
+
+// Bytes per launch of every bandwidth benchmark that reads L2 repeatedly (ceiling/read|write/l2 and the
+// async family from L2): 64 x L2. A launch has a fixed cost of ramp and tail (blocks starting and the
+// last ones draining, ~7 us on an H200 by tools/experiments/async_l2_order.cu: 4 x L2 per launch ran
+// 15-26 % slower than 32 x L2); at 64 x L2 (~0.4 ms at 9-11 TB/s) that is under 2 % of the launch.
+constexpr uint64_t kL2LaunchMultiple = 64;
+inline uint64_t l2_launch_bytes(uint64_t l2_bytes) { return kL2LaunchMultiple * l2_bytes; }
 
 // The widths and unrolls the kernels are compiled for.
 inline constexpr int kWidths[] = {4, 8, 16};
@@ -91,6 +112,7 @@ struct Config {
   int occupancy_div = 1;
   bool front = false;
   bool stream = false;  // front layout, one step, a grid of one warp per chunk (not all resident)
+  bool owned = false;   // make_owned_walk: each warp reads only its own chunks (front layout)
   std::string describe() const;  // "read ld:plain w:16 u:8 t:256"
 };
 

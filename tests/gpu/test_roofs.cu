@@ -20,6 +20,9 @@ std::vector<Walk> walks(int width, int unroll) {
     out.push_back(make_walk(width, unroll, 3, 96, 29 * chunk, 200 * chunk, front));
   }
   out.push_back(make_walk(width, unroll, 25, 128, 97 * chunk, 97 * chunk, true));  // stream: a warp per chunk, one step
+  // Owned (ceiling/read/l2): one chunk per warp re-read every step, and two chunks per warp in turn.
+  out.push_back(make_owned_walk(width, unroll, 5, 64, 1, 40 * chunk));
+  out.push_back(make_owned_walk(width, unroll, 3, 96, 2 * 9 * chunk, 100 * chunk));
   return out;
 }
 

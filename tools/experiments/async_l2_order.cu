@@ -2,11 +2,12 @@
 // over an L2-resident working set as micro/async_copy.cu's (cp.async with a consumer, and ld.global.cg into
 // registers alone), by tile order (0: the suite's front, tile (b + k * grid) % n; 1: each block its own run of
 // tiles from b * n / grid), bytes per launch (4 or 32 x L2) and launches between events (1 or 8).
-// Build and run on the GPU: nvcc -O3 -arch=sm_90 -std=c++17 tools/experiments/async_l2_order.cu -o /tmp/a && /tmp/a
+// Build and run on the GPU: nvcc -O3 -arch=sm_90 -std=c++17 tools/experiments/async_l2_order.cu -o /tmp/a && /tmp/a [ramp]
 #include <cstdio>
 #include <cstdint>
 #include <vector>
 #include <algorithm>
+#include <string>
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1);} } while (0)
 constexpr int T = 256;
 template <int V>  // V 16-byte vectors per thread per tile: tile = V*T*16 bytes
@@ -79,13 +80,17 @@ void run1(const char* name, K kern, uint32_t tile, int stages, const uint4* src,
 }
 
 #define RUN(name, k, tile, st, cap) run1(name, k, tile, st, src, ws, out, sms, cap)
-int main() {
+// `ramp`: only the suite's order, one launch between events, 4 .. 128 x L2 per launch: a launch's fixed cost
+// (ramp and tail) is t0 = 2 t(64) - t(128), its share of a 64 x L2 launch t0 / t(64) (roofs::l2_launch_bytes).
+int main(int argc, char** argv) {
+  const bool ramp = argc > 1 && std::string(argv[1]) == "ramp";
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
   const int sms = p.multiProcessorCount; const uint64_t l2 = p.l2CacheSize;
   uint4* src; uint32_t* out; CK(cudaMalloc(&src, 4 * l2)); CK(cudaMalloc(&out, 1 << 20)); CK(cudaMemset(src, 1, 4 * l2));
   printf("SMs %d L2 %llu\n", sms, (unsigned long long)l2);
   struct Cfg { int order, mult, batch; };
-  for (Cfg c : {Cfg{0, 4, 1}, Cfg{0, 4, 8}, Cfg{0, 32, 1}, Cfg{1, 4, 1}, Cfg{1, 32, 1}}) {
+  const std::vector<Cfg> all{{0, 4, 1}, {0, 4, 8}, {0, 32, 1}, {1, 4, 1}, {1, 32, 1}}, ramps{{0, 4, 1}, {0, 16, 1}, {0, 64, 1}, {0, 128, 1}};
+  for (Cfg c : ramp ? ramps : all) {
     g_order = c.order; g_mult = c.mult; g_batch = c.batch;
     uint64_t ws = l2 / 8;
     RUN("ldcg regs U8", ldr<8>, 8 * T * 16, 0, 0);
@@ -93,7 +98,7 @@ int main() {
     RUN("cp.async 16KB S4 consume(suite)", (cpa<4, 4, 0>), 4 * T * 16, 4, 0);
     RUN("cp.async 32KB S2 consume", (cpa<8, 2, 0>), 8 * T * 16, 2, 0);
     ws = 4 * l2;  // HBM-resident, each tile about once per launch at mult 4
-    if (c.mult == 4) { RUN("HBM cp.async 16KB S2 consume(suite)", (cpa<4, 2, 0>), 4 * T * 16, 2, 0); RUN("HBM ldcg regs U8", ldr<8>, 8 * T * 16, 0, 0); }
+    if (c.mult == 4 && !ramp) { RUN("HBM cp.async 16KB S2 consume(suite)", (cpa<4, 2, 0>), 4 * T * 16, 2, 0); RUN("HBM ldcg regs U8", ldr<8>, 8 * T * 16, 0, 0); }
   }
   CK(cudaDeviceSynchronize());
   return 0;
