@@ -287,6 +287,11 @@ void plan_sweep(Planner& p) {
       const Config c{Kind::read, Load::cg, Store::plain, 16, unroll, 256, 0, div, false, false, true};
       add(p, name_of(c, Level::l2) + "/owned/occ:1/" + std::to_string(div), c, Level::l2, working_set(f, Level::l2, 8));
     }
+  for (int div : {4, 2}) {  // the kept shape over 2 and 4 chunks per warp: the working set alone
+    const Config c{Kind::read, Load::cg, Store::plain, 16, 2, 256, 0, 1, false, false, true};
+    const uint64_t ws = working_set(f, Level::l2, div);
+    add(p, name_of(c, Level::l2) + "/owned/ws:" + std::to_string(ws), c, Level::l2, ws);
+  }
   for (int div : {32, 16, 8, 4, 3, 2}) {
     const Config c{Kind::read, Load::cg, Store::plain, 16, 8, 256, 0, 1};
     const uint64_t ws = f.l2_bytes / div;
