@@ -224,6 +224,8 @@ class Chosen:
     sigmas: dict = None       # {name: sigma}, None for no profile
     ranges: dict = None       # {name: range}
     same_gpu: bool = False    # a same-GPU profile: no floor where it measured
+    unfloored: frozenset = frozenset()  # the same-GPU profile's names (no floor), or the names both terms measured
+    measured_floor: float = None  # the floor of the names both measured (None: no floor, a same-GPU profile)
 
 
 def find_same_gpu(bases):
@@ -250,7 +252,7 @@ def choose_same_gpu(doc, path, bases, cont, metric):
     guess = " (a rough guess from 2 runs: build it from more)" if runs < 3 else ""
     return Chosen(f"noise profile: {path} (same GPU {cont.context['gpu_uuid']}: the spread between {runs} runs of "
                   f"{len(sigmas)} benchmarks{guess}); the floor only for benchmarks it has not measured "
-                  f"(marked {compare_output.FLOOR_MARK})", sigmas, ranges, True), None
+                  f"(marked {compare_output.FLOOR_MARK})", sigmas, ranges, True, frozenset(sigmas)), None
 
 
 def choose_profile(args, bases, cont, metric):
@@ -269,9 +271,47 @@ def choose_profile(args, bases, cont, metric):
             return chosen
         doc = None if doc and profile.is_same_gpu(doc) else doc  # the model's profile, as without --profile
     chosen = choose_between_gpu(doc, Path(args.profile) if doc else profile_path(cont.gpu_name), bases, cont, metric)
+    if chosen.sigmas is not None:
+        chosen = add_process(args, chosen, same_path, bases, cont, metric)
     if note:
         chosen.line = note + "\n" + chosen.line
     return chosen
+
+
+def process_path(args, same_path, gpu_name):
+    """The same-GPU profile whose spread between processes joins the between-GPU profile's: --process-profile,
+    else a same-GPU profile given or found beside the baselines (it did not apply as such), else this
+    repository's results/<slug>/same_gpu_profile.json; None when there is none or --no-process-profile."""
+    if args.no_process_profile:
+        return None
+    if args.process_profile is not None:
+        return Path(args.process_profile)
+    default = ROOT / "results" / noise.slug(gpu_name) / SAME_GPU_FILE
+    return same_path or (default if default.is_file() else None)
+
+
+def add_process(args, chosen, same_path, bases, cont, metric):
+    """chosen (a between-GPU profile's part) with the current code's spread between processes from a same-GPU
+    profile (profile.with_process): where both measured a benchmark, their root-sum-square and no floor. A
+    same-GPU profile of another model is unusable input (InputError); one of another metric is not used."""
+    path = process_path(args, same_path, cont.gpu_name)
+    if path is None:
+        return chosen
+    doc = read_profile(path)
+    if not profile.is_same_gpu(doc):
+        raise InputError(f"{path}: not a same-GPU profile (noise_profile --same-gpu makes one)")
+    if doc["gpu_name"] != cont.gpu_name:
+        raise InputError(f"{path}: a noise profile of {doc['gpu_name']!r}, but the runs are {cont.gpu_name!r}")
+    if doc["metric"] != metric:
+        chosen.line += f"\nprocess spread: not used ({path} is for {doc['metric']}, the metric is {metric})"
+        return chosen
+    psig, prange = profile.process_spread(doc, list(bases) + [cont])
+    sigmas, ranges, both = profile.with_process(chosen.sigmas, chosen.ranges or {}, psig, prange, families.host_bound)
+    floor = args.floor if args.measured_floor is None else args.measured_floor
+    line = (f"{chosen.line}\nprocess spread: {path} (the spread between processes of {len(psig)} benchmarks on "
+            f"{len(doc['by_gpu'])} GPU(s)), root-sum-square with the between-GPU part; {len(both)} benchmarks have "
+            f"both, their floor {floor:g} (--measured-floor)")
+    return Chosen(line, sigmas, ranges, False, frozenset(both), floor)
 
 
 def choose_between_gpu(doc, path, bases, cont, metric):
@@ -296,6 +336,20 @@ def choose_between_gpu(doc, path, bases, cont, metric):
     return Chosen(f"noise profile: {path} ({doc['gpu_name']}, between-GPU sigma of "
                   f"{len(doc['between_gpu_sigma'])} benchmarks from {profile_gpus(doc)} GPUs), for the "
                   "baseline(s) of the contender's model", sigmas, ranges)
+
+
+def add_process_options(p):
+    """--process-profile / --no-process-profile (compare and detection)."""
+    proc = p.add_mutually_exclusive_group()
+    proc.add_argument("--process-profile", metavar="FILE",
+                      help="a same-GPU profile whose spread between processes joins the between-GPU profile "
+                           "when the runs are not all on its GPU (default: a same-GPU profile given or found "
+                           f"beside the baselines, else results/<slug>/{SAME_GPU_FILE} in this repository)")
+    proc.add_argument("--no-process-profile", action="store_true",
+                      help="the between-GPU profile alone (as before the process spread)")
+    p.add_argument("--measured-floor", type=non_negative, default=None,
+                   help="the floor where the between-GPU profile and the process spread both measured a benchmark "
+                        "(default: --floor; docs/regression-tracking.md measures what lowering it costs)")
 
 
 def non_negative(text):
@@ -325,6 +379,9 @@ def header(args, bases, cont, metric, chosen):
     direction = "higher" if metric.endswith("_per_second") else "lower"
     if chosen.same_gpu:
         rule = f"max({args.k:g} x noise, the same-GPU spread; {args.floor:g} only where it has no measurement)"
+    elif chosen.unfloored:
+        rule = (f"max({args.k:g} x noise, the profile's range (+) the process range, the floor: "
+                f"{chosen.measured_floor:g} where both measured, {args.floor:g} elsewhere)")
     else:
         rule = f"max({args.floor:g}, {args.k:g} x noise" + (", the profile's range" if chosen.ranges else "") + ")"
     out.append(f"metric: {args.metric} ({direction} is better); threshold = {rule}, "
@@ -342,7 +399,8 @@ def judge(args, bases, cont, metric, chosen):
     return noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
-                                unfloored=set(chosen.sigmas or ()) if chosen.same_gpu else ())
+                                unfloored=chosen.unfloored if chosen.measured_floor is None else
+                                {n: chosen.measured_floor for n in chosen.unfloored})
 
 
 def build_report(args, bases, cont, metric, chosen):
@@ -354,11 +412,13 @@ def build_report(args, bases, cont, metric, chosen):
                      key=lambda e: f"{e[0]}: {e[1]}")
     ident = lambda s: {k: s.context.get(k) for k in ("gpu_name", "gpu_uuid", "git_commit", "bench_code")}
     meta = {"metric": metric, "higher_is_better": metric.endswith("_per_second"),
-            "settings": {"floor": args.floor, "k": args.k, "min_time": args.min_time},
+            "settings": {"floor": args.floor, "k": args.k, "min_time": args.min_time,
+                         "measured_floor": chosen.measured_floor},
             "baselines": [{"path": str(b.path), **ident(b), "machine": m, "code": c} for b, (m, c) in zip(bases, cases)],
             "contender": {"path": str(cont.path), **ident(cont)},
             "profile": {"line": chosen.line, "kind": None if chosen.sigmas is None else
-                        "same-gpu" if chosen.same_gpu else "between-gpu"}}
+                        "same-gpu" if chosen.same_gpu else "between-gpu+process" if chosen.unfloored else
+                        "between-gpu"}}
     return compare_output.Report(
         lines, rows, metric, args.min_time, missing=[n for n in base_names if n not in cont.by_name],
         new=[n for n in cont.by_name if n not in set(base_names)],
@@ -387,6 +447,7 @@ def main(argv=None):
                            f"results/<slug>/{PROFILE_FILE} in this repository, when there is one), or a same-GPU "
                            f"profile (noise_profile --same-gpu; default: {SAME_GPU_FILE} beside the baselines)")
     prof.add_argument("--no-profile", action="store_true", help="use no noise profile")
+    add_process_options(p)
     p.add_argument("--format", choices=compare_output.FORMATS, default="text",
                    help="text (default), markdown (a table for a pull request, changed rows first) or json (every "
                         "verdict with its numbers; docs/compare-output.md)")

@@ -6,7 +6,7 @@ import statistics
 
 from gpubench import suite_json
 
-from gpubench.regress.profile import profile_for_runs
+from gpubench.regress.profile import process_spread, profile_for_runs, with_process
 from gpubench.regress.verdict import (AMBIGUOUS, FASTER, MIN_TIME, SLOWER, TIME, _compare_records, compare_suites,
                                       run_clock)
 
@@ -35,23 +35,31 @@ def configurations(runs, mode):
     raise ValueError(f"unknown mode {mode!r}")
 
 
-def _with_profile(kw, profile_doc, bases, cont):
+def _with_profile(kw, profile_doc, bases, cont, process=None):
     """kw for compare_suites, with the part of profile_doc (a checked noise profile file, or None; or a
     function of (bases, cont) giving one, e.g. a profile without the contender's GPU) that fits this
-    comparison as compare.py picks it (profile_for_runs)."""
+    comparison as compare.py picks it (profile_for_runs); process: (a checked same-GPU profile, the measured
+    floor), whose spread between processes joins it as compare adds it (profile.with_process)."""
     if callable(profile_doc):
         profile_doc = profile_doc(bases, cont)
     if profile_doc is None:
         return kw
     sigmas, ranges, _, _ = profile_for_runs(profile_doc, bases, cont)
+    if process is not None:
+        doc, floor = process
+        sigmas, ranges, both = with_process(sigmas, ranges, *process_spread(doc, list(bases) + [cont]),
+                                            kw.get("host_bound"))
+        kw = dict(kw, unfloored={n: floor for n in both})
     return dict(kw, profile=sigmas, profile_range=ranges)
 
 
-def false_alarms(runs, mode, min_time=MIN_TIME, profile_doc=None, **kw):
-    """-> list of (contender path, Row) flagged slower or faster between runs of the same code."""
+def false_alarms(runs, mode, min_time=MIN_TIME, profile_doc=None, process=None, **kw):
+    """-> list of (contender path, Row) flagged slower or faster between runs of the same code; process as
+    _with_profile takes it."""
     out = []
     for bases, cont in configurations(runs, mode):
-        out += [(cont.path, r) for r in compare_suites(bases, cont, min_time, **_with_profile(kw, profile_doc, bases, cont))
+        out += [(cont.path, r) for r in compare_suites(bases, cont, min_time,
+                                                       **_with_profile(kw, profile_doc, bases, cont, process))
                 if r.verdict in (SLOWER, FASTER)]
     return out
 
@@ -62,10 +70,11 @@ def eligible(suite, lo, hi):
 
 
 def detection_rate(runs, mode, size, lo=MIN_TIME, hi=math.inf, planted=20, trials=100, seed=0,
-                   min_time=MIN_TIME, profile_doc=None, **kw):
+                   min_time=MIN_TIME, profile_doc=None, process=None, **kw):
     """Fraction of planted slowdowns (every sample x (1 + size), `planted` random benchmarks with baseline
     median in [lo, hi) per trial) that compare_suites calls "slower". Trials cycle over configurations().
-    profile_doc: a noise profile file's content, applied as compare.py applies it (its board's part or all).
+    profile_doc: a noise profile file's content, applied as compare.py applies it (its board's part or all);
+    process: (a same-GPU profile, the measured floor), its spread between processes added (_with_profile).
     -> (rate, flagged, planted total)."""
     import random
     rng = random.Random(seed)
@@ -83,7 +92,7 @@ def detection_rate(runs, mode, size, lo=MIN_TIME, hi=math.inf, planted=20, trial
         ref = {**{id(s): clocks[id(s)] for s in bases}, id(slow): clocks[id(cont)]}
         # what compare_suites calls the planted benchmarks; the others' rows are not looked at
         rows = {r.name: r for r in _compare_records(bases, slow, [slow.by_name[n] for n in names], ref, min_time,
-                                                    **_with_profile(kw, profile_doc, bases, cont))}
+                                                    **_with_profile(kw, profile_doc, bases, cont, process))}
         hit += sum(rows[n].verdict == SLOWER for n in names if n in rows)
         total += len(names)
     return (hit / total if total else math.nan), hit, total
@@ -135,13 +144,23 @@ def worse(suite, size, metric=TIME):
     return slowed(suite, {r.name: f for r in suite.records}, metric)
 
 
+PAIRS = ("all", "cross-gpu", "same-gpu")
+
+
+def _kept(config, which):
+    """Whether a (baselines, contender) pair is of the kind asked (PAIRS)."""
+    same = all(b.context.get("gpu_uuid") == config[1].context.get("gpu_uuid") for b in config[0])
+    return which == "all" or same == (which == "same-gpu")
+
+
 def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
     """Every ordered pair of runs (one baseline, one contender) judged as compare judges it (compare.judge, the
     profile compare.choose_profile picks with args), then again with every benchmark of the contender made worse
     by `size`. Counted over launches of at least args.min_time on both sides. -> dict (the JSON output)."""
     from gpubench.regress import compare, compare_output
-    pairs, lines = configurations(runs, "pairs"), set()
+    pairs, lines = [c for c in configurations(runs, "pairs") if _kept(c, getattr(args, "pairs", "all"))], set()
     thresholds, floored, flagged, failing, caught, low, caught_all = [], 0, 0, 0, 0, 0, 0
+    families = {}  # flagged, by family
     for bases, cont in pairs:
         chosen = compare.choose_profile(args, bases, cont, metric)
         lines.add(chosen.line)
@@ -149,6 +168,8 @@ def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
         planted = {r.name: r for r in compare.judge(args, bases, worse(cont, size, metric), metric, chosen)}
         flags = [r for r in rows if r.verdict in (SLOWER, FASTER)]
         flagged += len(flags)
+        for r in flags:
+            families[r.name.split("/")[0]] = families.get(r.name.split("/")[0], 0) + 1
         failing += any(r.verdict == SLOWER for r in flags)
         thresholds += [r.threshold for r in rows]
         floored += sum(r.threshold_from == "floor" for r in rows)
@@ -158,9 +179,11 @@ def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
         low += len(small)
         caught += sum(small)
     n = len(thresholds)
+    if not pairs:
+        raise compare.InputError(f"no pair of the runs is {args.pairs}")
     return {"runs": [str(s.path) for s in runs], "pairs": len(pairs), "metric": metric, "profile": sorted(lines),
             "min_time": args.min_time, "judged_per_pair": n / len(pairs) if pairs else 0,
-            "false_alarms": {"flagged": flagged, "pairs_exit_1": failing},
+            "false_alarms": {"flagged": flagged, "pairs_exit_1": failing, "by_family": dict(sorted(families.items()))},
             "threshold": {"median": statistics.median(thresholds) if n else None, "p90": compare_output.percentile(thresholds, 0.9) if n else None,
                           "max": max(thresholds) if n else None, "floor": floored},
             "planted": {"size": size, "max_threshold": max_threshold, "benchmarks": low, "caught": caught,
@@ -176,7 +199,8 @@ def render(doc):
         f"detection: {len(doc['runs'])} runs, {doc['pairs']} ordered pairs (one baseline, one contender), "
         f"launches >= {doc['min_time'] * 1e6:g} µs on both sides: {doc['judged_per_pair']:g} per pair",
         *[f"  {line}" for profile_line in doc["profile"] for line in profile_line.splitlines()],
-        f"false alarms (the runs as they are): {fa['flagged']} slower or faster; pairs that would exit 1: {fa['pairs_exit_1']}",
+        f"false alarms (the runs as they are): {fa['flagged']} slower or faster; pairs that would exit 1: {fa['pairs_exit_1']}"
+        + ("" if not fa.get("by_family") else " (" + ", ".join(f"{k} {v}" for k, v in fa["by_family"].items()) + ")"),
         f"threshold (the smallest change called): median {pct(t['median'])}, p90 {pct(t['p90'])}, max {pct(t['max'])}; "
         f"set by the floor (no measurement of the benchmark): {t['floor']}",
         f"planted {p['size']:+.1%} in every benchmark of the contender: caught (slower) {pct(p['rate'])} "
@@ -206,6 +230,10 @@ def main(argv=None):
     prof = p.add_mutually_exclusive_group()
     prof.add_argument("--profile", metavar="FILE", help="as compare's --profile")
     prof.add_argument("--no-profile", action="store_true", help="as compare's --no-profile")
+    compare.add_process_options(p)
+    p.add_argument("--pairs", choices=PAIRS, default="all",
+                   help="which ordered pairs: all (default), cross-gpu (baseline and contender on different GPUs, "
+                        "gpu_uuid) or same-gpu")
     p.add_argument("--format", choices=("text", "json"), default="text")
     args = p.parse_args(argv)
     try:

@@ -303,3 +303,40 @@ def same_gpu_for_runs(doc, bases, cont):
         return None
     runs = list(bases) + [cont]
     return matching(doc, entry["same_gpu_sigma"], runs), matching(doc, entry["same_gpu_range"], runs), entry["runs"]
+
+
+# --- The process term across GPUs: a same-GPU profile's spread added to the between-GPU one ----------------------
+
+def process_spread(doc, runs):
+    """A checked same-GPU profile's spread between processes, for comparisons on any GPU of its model: per
+    benchmark the largest sigma and range over its GPUs, without entries of another code version (matching()).
+    -> ({name: sigma}, {name: range})."""
+    sigmas, ranges = {}, {}
+    for entry in doc["by_gpu"].values():
+        for name, v in matching(doc, entry["same_gpu_sigma"], runs).items():
+            sigmas[name] = max(sigmas.get(name, 0.0), v)
+        for name, v in matching(doc, entry["same_gpu_range"], runs).items():
+            ranges[name] = max(ranges.get(name, 0.0), v)
+    return sigmas, ranges
+
+
+def with_process(sigmas, ranges, proc_sigmas, proc_ranges, host_bound=None):
+    """The between-GPU profile's part (sigmas, ranges) with the current code's spread between processes added:
+    between GPUs = between processes + between boards, and a between-GPU profile made from runs of older code
+    carries the older code's process term, which may be smaller than today's (docs/regression-tracking.md,
+    "Across GPUs"). Where both have a benchmark, sigma and range are their root-sum-square (variances add; the
+    old process term counted twice at most, so it errs wide). Where only one has it, what is there. A benchmark
+    host_bound names (a predicate) takes the process term only where the between-GPU profile has it, and is
+    never among the names both measured: one host's spread says nothing of another host's.
+    -> ({name: sigma}, {name: range}, the names both measured: compare's --measured-floor applies to them)."""
+    both = {n for n in set(sigmas) & set(proc_sigmas) & set(ranges) & set(proc_ranges)
+            if not (host_bound and host_bound(n))}
+    rss = lambda a, b: math.sqrt(a * a + b * b)
+    own = lambda entries, n: n in entries or not (host_bound and host_bound(n))
+    out_s = {**{n: v for n, v in proc_sigmas.items() if own(sigmas, n)}, **sigmas}
+    out_r = {**{n: v for n, v in proc_ranges.items() if own(ranges, n)}, **ranges}
+    for n in set(sigmas) & set(proc_sigmas):
+        out_s[n] = rss(sigmas[n], proc_sigmas[n])
+    for n in set(ranges) & set(proc_ranges):
+        out_r[n] = rss(ranges[n], proc_ranges[n])
+    return out_s, out_r, both

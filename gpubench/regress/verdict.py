@@ -326,7 +326,8 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     faster, only ambiguous.
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison.
     unfloored: names whose threshold has no floor, because a same-GPU profile measured them (profile and
-    profile_range then hold its spread): max(k x sigma, its range)."""
+    profile_range then hold its spread): max(k x sigma, its range); or a mapping {name: the floor for it}
+    (a between-GPU profile with the process spread: the measured floor where both measured it)."""
     ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
     return _compare_records(baselines, contender, contender.records, ref, min_time, floor, k, metric, profile,
                             host_bound, unjudged, profile_range, unfloored)
@@ -340,6 +341,13 @@ def work_change(baseline_records, rec):
         if base and rec.has(rate) and rec.has(TIME) and statistics.median(base) > 0:
             return rec.get(rate) * rec.get(TIME) / statistics.median(base) - 1
     return math.nan
+
+
+def _floor_of(name, unfloored, floor):
+    """The floor of one benchmark: unfloored's (a mapping) or 0 (a set) where it names it, else floor."""
+    if name not in unfloored:
+        return floor
+    return unfloored[name] if isinstance(unfloored, dict) else 0.0
 
 
 def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
@@ -360,7 +368,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
         short = _time_short(pairs, rec, ref[id(contender)], min_time)
         f = facts([unthrottled(b.samples, metric, c) for b, c in pairs],
                   unthrottled(rec.samples, metric, ref[id(contender)]), min_time,
-                  0.0 if rec.name in unfloored else floor, k,
+                  _floor_of(rec.name, unfloored, floor), k,
                   higher_is_better=metric.endswith("_per_second"), profile=profile.get(rec.name, 0.0),
                   profile_range=profile_range.get(rec.name, 0.0), raw=raw, short=short,
                   clock_change=_clock_change(pairs, rec, ref[id(contender)]),

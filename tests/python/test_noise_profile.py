@@ -556,3 +556,85 @@ def test_same_gpu_profile_from_the_one_committed_pair(tmp_path, committed_loads)
     assert entry["runs"] == 2
     r = call("compare", *pair, "--profile", out)
     assert r.returncode == 0 and "a rough guess from 2 runs" in r.stdout and listed(r.stdout, "Slower") == []
+
+
+# --- the process spread across GPUs (profile.with_process, compare --process-profile / --measured-floor) ----------
+
+def test_with_process_adds_the_spreads_root_sum_square():
+    """Between GPUs = between processes + between boards: where both measured a benchmark, the root-sum-square of
+    sigma and of range, and it is among those the measured floor applies to; where one measured it, that one; a
+    host-bound benchmark takes the process term only where the between-GPU profile has it, and is never 'both'."""
+    host = "link/h2d/pinned/sm/bytes:1073741824"
+    sig, rng, both = profile.with_process({"a": 0.03, "b": 0.01, host: 0.02}, {"a": 0.04, "b": 0.02, host: 0.05},
+                                          {"a": 0.04, "c": 0.01, host: 0.1, "link/d2h/pinned/sm/bytes:1024": 0.2},
+                                          {"a": 0.03, "c": 0.02, host: 0.3, "link/d2h/pinned/sm/bytes:1024": 0.4},
+                                          families.host_bound)
+    assert sig["a"] == pytest.approx(0.05) and rng["a"] == pytest.approx(0.05)
+    assert sig["b"] == 0.01 and rng["b"] == 0.02 and sig["c"] == 0.01 and rng["c"] == 0.02
+    assert rng[host] == pytest.approx(math.hypot(0.05, 0.3)) and "link/d2h/pinned/sm/bytes:1024" not in rng
+    assert both == {"a"}
+
+
+def test_process_spread_takes_the_widest_gpu_and_the_code_version():
+    doc = {"kind": "same-gpu", "gpu_name": H200, "metric": "real_time", "runs": [], "code_versions": {"a": "2"},
+           "by_gpu": {"G1": {"runs": 3, "same_gpu_sigma": {"a/x": 0.01, "b/y": 0.03}, "same_gpu_range": {"a/x": 0.02, "b/y": 0.05}},
+                      "G2": {"runs": 3, "same_gpu_sigma": {"a/x": 0.02, "b/y": 0.01}, "same_gpu_range": {"a/x": 0.01, "b/y": 0.02}}}}
+    new = gpu_suite("GPU-1", {"a/x": 1e-3}); new.context["a_code_version"] = "2"
+    assert profile.process_spread(doc, [new]) == ({"a/x": 0.02, "b/y": 0.03}, {"a/x": 0.02, "b/y": 0.05})
+    # a run of family a's older code: a's entries describe other code
+    assert profile.process_spread(doc, [gpu_suite("GPU-1", {"a/x": 1e-3})]) == ({"b/y": 0.03}, {"b/y": 0.05})
+
+
+@pytest.fixture
+def cross_gpu(make_json, tmp_path):
+    """A baseline on GPU-1, a contender on GPU-2 with HBM64 6 % and SLOWED 3 % slower, a between-GPU profile that
+    puts both at sigma 1 %, range 4 %, and a same-GPU profile (GPU-7) whose process range is 3 % on HBM64 and 1 %
+    on SLOWED (sigmas 0.5 %)."""
+    base = with_context(make_json("base.json", noise=QUIET), gpu_uuid="GPU-1")
+    cont = with_context(make_json("cont.json", seed=1, noise=QUIET / 10, slow={HBM64: 1.06, SLOWED: 1.03}),
+                        gpu_uuid="GPU-2")
+    prof = tmp_path / "between.json"
+    prof.write_text(json.dumps({"gpu_name": H200, "metric": "real_time", "runs": [{"path": "x", "gpu_uuid": "GPU-8"}],
+                                "between_gpu_sigma": {HBM64: 0.01, SLOWED: 0.01},
+                                "between_gpu_range": {HBM64: 0.04, SLOWED: 0.01}}))
+    proc = tmp_path / "proc.json"
+    proc.write_text(json.dumps({"kind": "same-gpu", "gpu_name": H200, "metric": "real_time", "runs": [],
+                                "by_gpu": {"GPU-7": {"runs": 3, "same_gpu_sigma": {HBM64: 0.005, SLOWED: 0.005},
+                                                     "same_gpu_range": {HBM64: 0.03, SLOWED: 0.01}}}}))
+    return base, cont, prof, proc
+
+
+def test_process_spread_widens_a_threshold_across_gpus(cross_gpu):
+    """By default the floor (5 %) stays where both measured (--measured-floor defaults to --floor): HBM64's
+    4 % (+) 3 % = 5 % and SLOWED's 3 x (1 % (+) 0.5 %) = 3.4 % read 5.0 %. The header and the JSON say which
+    profiles applied; --no-process-profile is the between-GPU profile alone."""
+    base, cont, prof, proc = cross_gpu
+    r = call("compare", base, cont, "--profile", prof, "--process-profile", proc)
+    assert f"process spread: {proc} (the spread between processes of 2 benchmarks on 1 GPU(s))" in r.stdout
+    assert cells(r.stdout, HBM64)[6] == "5.0%" and cells(r.stdout, SLOWED)[6] == "5.0%"
+    r = call("compare", base, cont, "--profile", prof, "--process-profile", proc, "--format", "json")
+    doc = json.loads(r.stdout)
+    assert doc["profile"]["kind"] == "between-gpu+process" and doc["settings"]["measured_floor"] == 0.05
+    r = call("compare", base, cont, "--profile", prof, "--no-process-profile", "--format", "json")
+    assert json.loads(r.stdout)["profile"]["kind"] == "between-gpu"
+
+
+def test_measured_floor_applies_only_where_both_measured(cross_gpu, tmp_path):
+    """--measured-floor 0.02: both benchmarks were measured by both profiles, so their threshold is max(2 %,
+    3 x sigma, the combined range): SLOWED 3 x (1 % (+) 0.5 %) = 3.35 % (its +3 % is same), HBM64 4 % (+) 3 % = 5 %
+    (its +6 % is slower; max() of the two ranges would give 4 %). Without the process profile the floor stays
+    5 % for every benchmark: --measured-floor changes nothing there."""
+    base, cont, prof, proc = cross_gpu
+    r = call("compare", base, cont, "--profile", prof, "--process-profile", proc, "--measured-floor", "0.02")
+    hbm, slowed = cells(r.stdout, HBM64), cells(r.stdout, SLOWED)
+    assert hbm[6] == "5.0%" and hbm[7] == "slower"
+    assert float(slowed[6].rstrip("%")) == pytest.approx(100 * 3 * math.hypot(0.01, 0.005), abs=0.06)
+    assert slowed[7] == "same"  # +3 % within 3 x 1.12 %
+    assert r.returncode == 1 and listed(r.stdout, "Slower") == [HBM64]
+    r = call("compare", base, cont, "--profile", prof, "--no-process-profile", "--measured-floor", "0.02")
+    assert cells(r.stdout, SLOWED)[6] == "5.0%" and cells(r.stdout, HBM64)[6:8] == ["5.0%", "slower"]
+    # a same-GPU profile of another model is unusable input
+    other = tmp_path / "other.json"
+    other.write_text(proc.read_text().replace(H200, "NVIDIA H100"))
+    one_line_exit_2(call("compare", base, cont, "--profile", prof, "--process-profile", other),
+                    "compare: error:", "NVIDIA H100")
