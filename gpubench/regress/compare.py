@@ -43,6 +43,11 @@ A same-GPU profile (noise_profile --same-gpu: each benchmark's spread between ru
 machine's own comparisons) applies instead when the contender and every baseline ran on its GPU: given with
 --profile FILE, or found as same_gpu_profile.json in a baseline's folder or the folder above it. The
 threshold is then max(--k x noise, the same-GPU spread), with --floor only for benchmarks it lacks (marked *).
+Across GPUs (the runs not all on one GPU of a same-GPU profile) the between-GPU profile is widened by the
+current code's spread between processes (profile.with_process): a same-GPU profile, --process-profile FILE, else
+one given or found beside the baselines, else results/<slug>/same_gpu_profile.json; --no-process-profile leaves it
+out. Where both measured a benchmark, sigma and range are their root-sum-square and the floor is
+--measured-floor (default --floor).
 
 Output (--format): text (the runs, the summary: verdict counts and the threshold's median, p90 and max over
 the judged benchmarks, the lists, then the full table), markdown (for a pull request: changed rows first) or
