@@ -638,3 +638,35 @@ def test_measured_floor_applies_only_where_both_measured(cross_gpu, tmp_path):
     other.write_text(proc.read_text().replace(H200, "NVIDIA H100"))
     one_line_exit_2(call("compare", base, cont, "--profile", prof, "--process-profile", other),
                     "compare: error:", "NVIDIA H100")
+
+
+# The rows above with the process spread compare adds by default (results/h200/same_gpu_profile.json, the
+# measured floor at the 5 % floor), and with --measured-floor 0.03 (docs/regression-tracking.md, "Across GPUs"):
+# (comparisons flagged, flags) for in sample, six baselines, one baseline, leave one out, held out x 3.
+WITH_PROCESS = {0.05: ((0, 0), (1, 2), (11, 32), (4, 13), (1, 1), (11, 11), (3, 3)),
+                0.03: ((0, 0), (2, 3), (19, 71), (5, 16), (1, 1), (12, 19), (3, 4))}
+
+
+def test_old_rows_with_the_process_spread(final, new_and_before, committed_doc):
+    """The default flags no more than before in any row (it only widens); a measured floor of 3 % flags more in
+    five of the seven, so it is not the default."""
+    new, before = new_and_before
+    d2 = [s for s in final if s not in new]
+    held = [committed(run_file(ROOT / "results" / "h200" / r)) for r in HELD_OUT]
+    profiles = {s.context["gpu_uuid"]: profile_without({s.context["gpu_uuid"]}) for s in final}
+    same_gpu = json.loads((ROOT / "results" / "h200" / "same_gpu_profile.json").read_text())
+    rows = ((noise.configurations(final, "pairs"), committed_doc), ([(d2, c) for c in new], before),
+            ([([b], c) for b in d2 for c in new], before),
+            (noise.configurations(final, "leave-one-out"), lambda b, c: profiles[c.context["gpu_uuid"]]),
+            ([(final, c) for c in held], committed_doc), ([([b], c) for b in final for c in held], committed_doc),
+            (noise.configurations(held, "pairs"), committed_doc))
+    for floor, expected in WITH_PROCESS.items():
+        got = []
+        for configs, doc in rows:
+            per = [sum(r.verdict in (noise.SLOWER, noise.FASTER) for r in noise.compare_suites(
+                b, c, **noise._with_profile(KW, doc, b, c, (same_gpu, floor)))) for b, c in configs]
+            got.append((sum(n > 0 for n in per), sum(per)))
+        assert tuple(got) == expected, floor
+    before_rows = ((0, 0), NEW_SIX_BASELINES[:2], NEW_ONE_BASELINE[:2], LEAVE_ONE_OUT[:2], HELD_TWELVE_BASELINES[:2],
+                   HELD_ONE_BASELINE[:2], HELD_PAIRS[:2])
+    assert all(d[1] <= b[1] for d, b in zip(WITH_PROCESS[0.05], before_rows))
