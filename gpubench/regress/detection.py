@@ -153,12 +153,13 @@ def _kept(config, which):
     return which == "all" or same == (which == "same-gpu")
 
 
-def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD):
-    """Every ordered pair of runs (one baseline, one contender) judged as compare judges it (compare.judge, the
-    profile compare.choose_profile picks with args), then again with every benchmark of the contender made worse
-    by `size`. Counted over launches of at least args.min_time on both sides. -> dict (the JSON output)."""
+def figures(runs, args, metric=TIME, size=PLANT, max_threshold=MAX_THRESHOLD, mode="pairs"):
+    """Every ordered pair of runs (one baseline, one contender; mode: configurations()'s, e.g. a list of
+    (baselines, contender) for several baselines) judged as compare judges it (compare.judge, the profile
+    compare.choose_profile picks with args), then again with every benchmark of the contender made worse by
+    `size`. Counted over launches of at least args.min_time on both sides. -> dict (the JSON output)."""
     from gpubench.regress import compare, compare_output
-    pairs, lines = [c for c in configurations(runs, "pairs") if _kept(c, getattr(args, "pairs", "all"))], set()
+    pairs, lines = [c for c in configurations(runs, mode) if _kept(c, getattr(args, "pairs", "all"))], set()
     thresholds, floored, flagged, failing, caught, low, caught_all = [], 0, 0, 0, 0, 0, 0
     families = {}  # flagged, by family
     for bases, cont in pairs:
@@ -208,11 +209,9 @@ def render(doc):
         f"{pct(p['rate_all'])} ({p['caught_all']} of {p['all']}) of all"])
 
 
-@suite_json.cli(PROG)
-def main(argv=None):
+def parser():
+    """The command line of the detection tool (also for callers of figures() that build its args)."""
     import argparse
-    import json
-    import sys
     from gpubench.regress import compare
     p = argparse.ArgumentParser(prog=PROG, description=
         "What compare can see between runs of one code: over every ordered pair of RUNs (one baseline, one "
@@ -235,7 +234,15 @@ def main(argv=None):
                    help="which ordered pairs: all (default), cross-gpu (baseline and contender on different GPUs, "
                         "gpu_uuid) or same-gpu")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    args = p.parse_args(argv)
+    return p
+
+
+@suite_json.cli(PROG)
+def main(argv=None):
+    import json
+    import sys
+    from gpubench.regress import compare
+    args = parser().parse_args(argv)
     try:
         paths = [f for a in args.runs for f in compare.expand(a, last=False)]
         if len(set(map(str, paths))) < 2:
