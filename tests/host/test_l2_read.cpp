@@ -20,9 +20,9 @@ constexpr int kH200Blocks = 132 * 8, kThreads = 256;
 constexpr uint64_t kH200L2 = 60ull << 20;
 
 TEST(OwnedWalk, NoTwoWarpsReadOneSectorAtH200Size) {
-  const Walk w = make_owned_walk(16, 2, kH200Blocks, kThreads, kH200L2 / 8, l2_launch_bytes(kH200L2));
+  const Walk w = make_owned_walk(16, 4, kH200Blocks, kThreads, kH200L2 / 8, l2_launch_bytes(kH200L2));
   EXPECT_EQ(w.chunks % w.warps(), 0u);
-  EXPECT_EQ(w.working_set_bytes(), 8448ull * 1024);  // one 1 KiB chunk per warp: 8.25 MiB, L2/7.3
+  EXPECT_EQ(w.working_set_bytes(), 8448ull * 2048);  // one 2 KiB chunk per warp: 16.5 MiB, L2/3.6
   EXPECT_TRUE(w.front);
   EXPECT_EQ(shared_sectors(w, 3), 0u);
   // Two chunks per warp: steps alternate between them, still the warp's own.
@@ -102,7 +102,7 @@ TEST(L2Launch, TheRoofAndTheAsyncFamilyShareIt) {
   const double ws = static_cast<double>(p.added.at("ceiling/read/l2").device_bytes);
   EXPECT_GE(sectors * 32, launch);
   EXPECT_LT(sectors * 32, launch + ws);
-  EXPECT_LE(ws, h200.l2_bytes / 4.0);  // L2-resident with room to spare
+  EXPECT_LE(ws, h200.l2_bytes / 3.0);  // L2-resident with room to spare (16.5 MiB of 60 on an H200)
   int async_l2 = 0;
   for (const auto& [name, l] : p.added) {
     // TMA multicast/unicast (bench_cluster.cu, also family "async") deliver 16 MiB per block per launch.
