@@ -22,10 +22,9 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
             pipes measured by tensor/mma_ldmatrix/bf16/ops:{mix,ldmatrix,mma}/warps:W at the kernel's resident warps W:
             phi = (T_mix - max(T_ldmatrix, T_mma)) / min(T_ldmatrix, T_mma) in [0, 1] (0: they overlap, 1: they add);
   overlap : pipelined: main = max(compute, copy); one stage (a block copies a tile, waits at a barrier, computes):
-            main = copy + compute, except for the mma.sync kernels with b > 1 resident blocks, whose copies hide
-            under the other blocks' compute: main = max(compute, (copy + compute_1) / b), compute_1 the same work at
-            the rates of one block's warps alone (the micro at warps = the block's; each pipe's time scaled by its
-            per-warp-step time at those warps over at W, and that micro's phi);
+            main = copy + compute. (Tried and dropped, 2026-12-02: the mma.sync kernels' copies hiding under the
+            other resident block's compute, max(compute, (copy + compute of a lone block) / b), predicted kernel
+            10 at 0.58 of its measured time on an H200; copy + compute gives 1.10: docs/families/tc-gemm.md);
   tail    = ceil(waves) / waves (waves: work units over resident slots, model_waves);
   t = max(main x tail, HBM) + epilogue.
 """
@@ -138,31 +137,22 @@ def tail(waves):
 
 
 def mma_sync_compute(rec, t, mix):
-    """(compute with all resident warps, compute of one block alone, phi at the resident warps) of an mma.sync
-    kernel: the micro at the kernel's resident warps W and at one block's warps."""
+    """(compute, phi) of an mma.sync kernel: tensor and shared memory combined by the micro's phi at the kernel's
+    resident warps W."""
     block_warps = rec.get("model_threads_per_block") / 32
-    w_all = nearest(mix, block_warps * max(1.0, rec.get("model_blocks_per_sm")))
-    w_one = nearest(mix, block_warps)
-    c_all, c_one = mix[w_all], mix[w_one]
-    phi = overlap(c_all)
-    # Per-warp-step SM time of each pipe at one block's warps over at all resident warps (1: no slower alone).
-    slow = {k: (c_one[k] / w_one) / (c_all[k] / w_all) for k in ("ldmatrix", "mma")}
-    alone = combine(t["tensor"] * slow["mma"], t["shared memory"] * slow["ldmatrix"], overlap(c_one))
-    return combine(t["tensor"], t["shared memory"], phi), alone, phi
+    phi = overlap(mix[nearest(mix, block_warps * max(1.0, rec.get("model_blocks_per_sm")))])
+    return combine(t["tensor"], t["shared memory"], phi), phi
 
 
 def main_loop(rec, t, u, one_stage):
     """(main-loop seconds, extra parts): the overlap rule (module docstring)."""
     copy = t["copy (L2 -> SM)"]
-    if not rec.get("model_mma_m16n8k16") > 0:
-        compute = max(t["tensor"], t["shared memory"])
-        return (copy + compute if one_stage else max(compute, copy)), {}
-    compute, alone, phi = mma_sync_compute(rec, t, u["mix_cycles"])
-    extra = {"ldmatrix/mma overlap": phi, "compute": compute, "compute (one block alone)": alone}
-    if not one_stage:
-        return max(compute, copy), extra
-    blocks = max(1.0, rec.get("model_blocks_per_sm"))
-    return max(compute, (copy + alone) / blocks), extra
+    extra = {}
+    compute = max(t["tensor"], t["shared memory"])
+    if rec.get("model_mma_m16n8k16") > 0:
+        compute, phi = mma_sync_compute(rec, t, u["mix_cycles"])
+        extra = {"ldmatrix/mma overlap": phi, "compute": compute}
+    return (copy + compute if one_stage else max(compute, copy)), extra
 
 
 def predict(rec, u, sm_count):

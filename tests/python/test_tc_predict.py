@@ -110,15 +110,13 @@ def test_mma_sync_pipelined_compute_uses_the_micro_overlap():
     assert t == pytest.approx(4.6)
 
 
-def test_mma_sync_one_stage_hides_copies_under_the_other_block():
-    """One stage, copy 6e6 B / 1e6 = 6 s, 2 blocks: a lone block computes in 4 x 1.28 + 2 x 1.2 / 3 = 5.92 s;
-    main = max(4.5, (6 + 5.92) / 2) = 5.96 s (copy + compute would be 10.5 s); t = 6.06 s."""
+def test_mma_sync_one_stage_adds_copy_and_compute():
+    """One stage, copy 6e6 B / 1e6 = 6 s, 2 blocks of 8 warps (16 warps: phi 0.25, compute 4.5 s): the block
+    copies, waits, computes: main = 6 + 4.5 s; t = 10.6 s (copies hiding under the other block's compute would
+    give (6 + 5.92) / 2; measured kernel 10 says they do not)."""
     t, _, parts = tc_predict.predict(mma_rec(model_ld_global_bytes=6e6), units(), 1)
-    assert parts["compute (one block alone)"] == pytest.approx(5.12 + 0.8)
-    assert t == pytest.approx((6 + 5.92) / 2 + 0.1)
-    # Short copies hide wholly: copy 2 s, (2 + 5.92) / 2 < 4.5: the compute of all warps binds.
-    t, _, _ = tc_predict.predict(mma_rec(model_ld_global_bytes=2e6), units(), 1)
-    assert t == pytest.approx(4.5 + 0.1)
+    assert parts["compute"] == pytest.approx(4.5)
+    assert t == pytest.approx(6 + 4.5 + 0.1)
 
 
 def test_mma_sync_one_block_per_sm_adds_copy_and_compute():
@@ -214,3 +212,19 @@ def test_run_without_counts_predicts_no_tensor_core_kernel():
     """The committed run alone (model.json from before the tensor-core model): no tensor-core row at all."""
     rows, _ = predict.predictions(suite_json.load(RUN / "benchmarks.json.gz"))
     assert not any(n.split("/")[1] in TENSOR_CORE_MODELLED for n in rows)
+
+
+NEW_RUN = RESULTS_DIR / "h200" / "20261202T154742Z"  # the session's last full run: the owned L2 roof, the mix micro
+
+
+def test_final_run_band_and_known_misses():
+    """The run with every unit cost the model reads (docs/families/tc-gemm.md, "Predicted against measured"):
+    six of nine in 0.80-1.20 at 4096^3; the three outside are the misses the doc explains (cp_async's copies do
+    not wholly hide, the one-stage cp.async partly does, kernel 12's requests merge before L2)."""
+    rows, missing = predict.predictions(suite_json.load(NEW_RUN / "benchmarks.json.gz"))
+    assert not [m for m in missing if "tensor" in m or "async" in m]
+    ratio = {k: rows[f"gemm/{k}/m:4096/n:4096/k:4096"]["predicted_s"] / rows[f"gemm/{k}/m:4096/n:4096/k:4096"]["measured_s"]
+             for k in TENSOR_CORE_MODELLED}
+    inside = {k for k, r in ratio.items() if 0.8 <= r <= 1.2}
+    assert inside == {"wmma", "mma_swizzled", "mma_conflicted", "wgmma_ws", "wgmma_persistent", "wgmma_multicast"}, ratio
+    assert ratio["cp_async"] < 0.8 and ratio["cp_async_1stage"] > 1.2 and ratio["wgmma_tma"] > 1.2, ratio
