@@ -14,6 +14,7 @@
 
 #include "gemm/tc_gemm.cuh"
 #include "gemm/tc_shape.hpp"
+#include "model/tensor_model.hpp"  // mma_c_element: the C fragment layout
 
 // BF16 mma.sync, cp.async and BF16 WMMA exist from sm_80 on: other device passes compile empty kernels
 // (the plans skip them with the reason, so they never run).
@@ -204,9 +205,10 @@ __device__ __forceinline__ void store_acc(const TcGemm& g, const WarpAcc& acc, i
 #pragma unroll
     for (int ni = 0; ni < kNTiles; ++ni)
 #pragma unroll
-      for (int half = 0; half < 2; ++half)
-        store_pair(g, row0 + mi * 16 + lane / 4 + 8 * half, col0 + ni * 8 + 2 * (lane % 4), acc[mi][ni][2 * half],
-                   acc[mi][ni][2 * half + 1]);
+      for (int i = 0; i < 4; i += 2) {  // elements i, i + 1: one row, two adjacent columns
+        const mh::model::RowCol e = mh::model::mma_c_element(lane, i);
+        store_pair(g, row0 + mi * 16 + e.row, col0 + ni * 8 + e.col, acc[mi][ni][i], acc[mi][ni][i + 1]);
+      }
 }
 
 // Host: launches kernel(g) over the 128 x 128 tiles of C (blockIdx.x: rows, blockIdx.y: columns). Refuses

@@ -44,9 +44,10 @@ __device__ unsigned long long acc_sum(const WarpAcc& acc, int wm0, int wn0) {
 #pragma unroll
     for (int ni = 0; ni < kNTiles; ++ni)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        s += __float2ll_rn(acc[mi][ni][i]) *
-             c_weight(wm0 + mi * 16 + lane / 4 + 8 * (i / 2), wn0 + ni * 8 + 2 * (lane % 4) + i % 2);
+      for (int i = 0; i < 4; ++i) {
+        const mh::model::RowCol e = mh::model::mma_c_element(lane, i);
+        s += __float2ll_rn(acc[mi][ni][i]) * c_weight(wm0 + mi * 16 + e.row, wn0 + ni * 8 + e.col);
+      }
   return static_cast<unsigned long long>(s);
 }
 
