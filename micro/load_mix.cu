@@ -20,12 +20,11 @@ struct Args {
 __global__ void __launch_bounds__(kThreads, MH_MIN_BLOCKS(kThreads))
 mix_kernel(const uint32_t* __restrict__ buf, Args a, uint32_t* checksum) {
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, mask = a.len - 1;
-  const uint64_t set_elems = uint64_t(a.len) * (Plan::warps() + kRowElems);
   uint32_t sum = 0;
   for (uint32_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
-    const uint32_t* set = buf + uint64_t(t % a.sets) * set_elems;
-    const uint32_t* x = set + uint64_t(warp) * a.len;
-    const uint32_t* r = set + uint64_t(Plan::warps()) * a.len + lane;
+    const uint32_t* set = buf + uint64_t(t % a.sets) * set_elems(a.len);
+    const uint32_t* x = set + bcast_elem(a.len, warp, 0);  // step i: x[i]
+    const uint32_t* r = set + row_elem(a.len, 0, lane);    // step i: r[i * kRowElems]
 #pragma unroll 1
     for (uint32_t j = 0; j < a.steps; j += kUnroll) {
       const uint32_t i = j & mask;  // len is a multiple of kUnroll: i + u < len
@@ -106,10 +105,9 @@ uint32_t expected_checksum(const Plan& p) {
     uint32_t sum = 0;
     for (uint32_t j = 0; j < p.steps; ++j) {
       const uint32_t i = j & (p.len - 1);
-      for (uint32_t w = 0; w < uint32_t(Plan::warps()); ++w) sum += 32u * coalescing::element_value(base + uint64_t(w) * p.len + i);
+      for (uint32_t w = 0; w < uint32_t(Plan::warps()); ++w) sum += 32u * coalescing::element_value(base + bcast_elem(p.len, w, i));
       for (uint32_t l = 0; l < uint32_t(kRowElems); ++l)  // every warp of the block reads the row
-        sum += uint32_t(Plan::warps()) *
-               coalescing::element_value(base + uint64_t(Plan::warps()) * p.len + uint64_t(i) * kRowElems + l);
+        sum += uint32_t(Plan::warps()) * coalescing::element_value(base + row_elem(p.len, i, l));
     }
     return sum;
   };

@@ -26,6 +26,14 @@ constexpr int kThreads = 1024;   // 32 warps share a row stream, as a 32 x 32 ti
 constexpr int kUnroll = 16;      // steps per loop trip (steps is a multiple): 32 loads in flight per warp
 constexpr int kRowElems = 32;    // 4-byte elements per row load: one 128-byte line
 
+// One data set of len steps, in 4-byte elements: each warp's broadcast stream (len elements), then the len rows
+// of kRowElems the block's warps share. The kernel's loads and the host reference both index it by these.
+__host__ __device__ inline uint64_t set_elems(uint32_t len) { return uint64_t(len) * (kThreads / 32 + kRowElems); }
+__host__ __device__ inline uint64_t bcast_elem(uint32_t len, uint32_t warp, uint32_t i) { return uint64_t(warp) * len + i; }
+__host__ __device__ inline uint64_t row_elem(uint32_t len, uint32_t i, uint32_t lane) {
+  return uint64_t(kThreads / 32) * len + uint64_t(i) * kRowElems + lane;
+}
+
 struct Plan {
   Source source = Source::l1;
   int blocks = 0;        // resident grid
@@ -34,8 +42,7 @@ struct Plan {
   uint32_t len = 0;      // steps of one stream (a power of two): the walk wraps at len
   uint32_t steps = 0;    // steps per tile (a multiple of kUnroll)
   static constexpr int warps() { return kThreads / 32; }
-  // One data set: warps() broadcast streams of len elements, then len rows of kRowElems.
-  uint64_t set_elems() const { return uint64_t(len) * (warps() + kRowElems); }
+  uint64_t set_elems() const { return load_mix::set_elems(len); }
   uint64_t buffer_elems() const { return set_elems() * sets; }
   // Warp requests (load instructions) per launch: two per warp step.
   uint64_t requests_per_launch() const { return 2ull * warps() * steps * tiles; }
