@@ -12,6 +12,7 @@
 //        launch leaves in L2 is the part the next launch reads last, so no L2 flush is needed.
 //        Write and copy use the stream layout: a grid of one warp per 512-byte chunk.
 #include <algorithm>
+#include <iterator>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -291,8 +292,9 @@ void plan_sweep(Planner& p) {
       const Config c{Kind::read, Load::cg, Store::plain, 16, unroll, 256, 0, div, false, false, true};
       add(p, name_of(c, Level::l2) + "/owned/occ:1/" + std::to_string(div), c, Level::l2, working_set(f, Level::l2, 8));
     }
-  for (int div : {4, 2}) {  // the kept shape over 2 and 4 chunks per warp: the working set alone
-    const Config c{Kind::read, Load::cg, Store::plain, 16, 2, 256, 0, 1, false, false, true};
+  for (int div : {4, 2}) {  // the kept shape (ceiling/read/l2's) over larger working sets: the working set alone
+    const Config c = std::find_if(std::begin(kRoofs), std::end(kRoofs),
+                                  [](const Roof& r) { return std::string(r.name) == "ceiling/read/l2"; })->c;
     const uint64_t ws = working_set(f, Level::l2, div);
     add(p, name_of(c, Level::l2) + "/owned/ws:" + std::to_string(ws), c, Level::l2, ws);
   }
