@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) mma_kernel(TcGemm g) {
 #if MH_TC_SM80
   __shared__ __align__(128) uint8_t As[kTileBytes<L>];
   __shared__ __align__(128) uint8_t Bs[kTileBytes<L>];
-  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  const int warp = threadIdx.x / 32, wm0 = warp_m0(warp), wn0 = warp_n0(warp);
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   WarpAcc acc = {};
   for (int k0 = 0; k0 < g.K; k0 += BK) {

@@ -23,7 +23,7 @@ template <int kStages>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) cp_async_kernel(TcGemm g) {
 #if MH_TC_SM80
   extern __shared__ __align__(128) uint8_t smem[];
-  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  const int warp = threadIdx.x / 32, wm0 = warp_m0(warp), wn0 = warp_n0(warp);
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   const int tiles = (g.K + BK - 1) / BK;
   auto copy = [&](int t) {  // tile t into buffer t % kStages

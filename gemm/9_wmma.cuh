@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) wmma_kernel(TcGemm g) {
   __shared__ __align__(128) uint8_t As[kTileBytes<Layout::padded>];
   __shared__ __align__(128) uint8_t Bs[kTileBytes<Layout::padded>];
   __shared__ __align__(32) float stage[kThreads / 32][kWmmaStage];
-  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  const int warp = threadIdx.x / 32, wm0 = warp_m0(warp), wn0 = warp_n0(warp);
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   const bf16* as = reinterpret_cast<const bf16*>(As);
   const bf16* bs = reinterpret_cast<const bf16*>(Bs);

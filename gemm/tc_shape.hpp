@@ -46,6 +46,9 @@ MH_TC_HD uint32_t chunk_offset(int row, int chunk) {
 struct TilePos {
   int row, chunk;
 };
+// Warp `warp`'s WM x WN tile of the block tile: its first row (A, C) and first column (B, C).
+MH_TC_HD int warp_m0(int warp) { return (warp / kWarpsN) * WM; }
+MH_TC_HD int warp_n0(int warp) { return (warp % kWarpsN) * WN; }
 MH_TC_HD TilePos ldsm_a_pos(int wm0, int mi, int ks, int lane) {
   return {wm0 + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2), 2 * ks + lane / 16};
 }

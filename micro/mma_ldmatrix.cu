@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) mix_kernel(int trips, un
   extern __shared__ __align__(128) uint8_t tiles[];
   fill_tiles(tiles);
   __syncthreads();
-  const int warp = threadIdx.x / 32, wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;  // the kernels' warp tiles
+  const int warp = threadIdx.x / 32, wm0 = warp_m0(warp), wn0 = warp_n0(warp);  // the kernels' warp tiles
   const long long c0 = clock64(), n0 = global_ns();
   const unsigned long long sum = timed_loop<K>(tiles, trips, wm0, wn0);
   const long long c1 = clock64(), n1 = global_ns();
@@ -170,7 +170,7 @@ void launch(Kind k, int blocks, size_t smem, int trips, unsigned long long* sums
 }
 
 unsigned long long expected_warp_sum(Kind k, int warp, int trips) {
-  const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+  const int wm0 = warp_m0(warp), wn0 = warp_n0(warp);
   if (k == Kind::ldmatrix) {  // every lane gives one 16-byte row address per ldmatrix; its 4 words go to 4 lanes
     uint32_t per_trip = 0;
     for (int ks = 0; ks < kStepsPerTrip; ++ks)

@@ -116,7 +116,7 @@ double block_tile_ldmatrix_wavefronts() {
   namespace t = gemm::tc;
   double wf = 0;
   for (int warp = 0; warp < t::kThreads / kWarpSize; ++warp) {
-    const int wm0 = (warp / t::kWarpsN) * t::WM, wn0 = (warp % t::kWarpsN) * t::WN;
+    const int wm0 = t::warp_m0(warp), wn0 = t::warp_n0(warp);
     for (int ks = 0; ks < t::BK / 16; ++ks) {
       for (int mi = 0; mi < t::kLdsmA; ++mi) wf += ldmatrix_wavefronts<L>(false, wm0, wn0, mi, ks);
       for (int nj = 0; nj < t::kLdsmB; ++nj) wf += ldmatrix_wavefronts<L>(true, wm0, wn0, nj, ks);
