@@ -404,8 +404,7 @@ def judge(args, bases, cont, metric, chosen):
     return noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
-                                unfloored=chosen.unfloored if chosen.measured_floor is None else
-                                {n: chosen.measured_floor for n in chosen.unfloored})
+                                unfloored=dict.fromkeys(chosen.unfloored, chosen.measured_floor or 0.0))
 
 
 def build_report(args, bases, cont, metric, chosen):

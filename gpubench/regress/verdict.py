@@ -312,7 +312,7 @@ def _clock_change(pairs, rec, ref_contender=None):
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None, unjudged=None, profile_range=None, unfloored=()):
+                   host_bound=None, unjudged=None, profile_range=None, unfloored=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
@@ -325,9 +325,9 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     it names measure the host as much as the GPU and, unless the profile has them, are never called slower or
     faster, only ambiguous.
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison.
-    unfloored: names whose threshold has no floor, because a same-GPU profile measured them (profile and
-    profile_range then hold its spread): max(k x sigma, its range); or a mapping {name: the floor for it}
-    (a between-GPU profile with the process spread: the measured floor where both measured it)."""
+    unfloored: {name: the floor for it} where a profile measured the benchmark: 0 where a same-GPU profile did
+    (profile and profile_range then hold its spread: max(k x sigma, its range)), the measured floor where a
+    between-GPU profile and the process spread both did; floor for every other name."""
     ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
     return _compare_records(baselines, contender, contender.records, ref, min_time, floor, k, metric, profile,
                             host_bound, unjudged, profile_range, unfloored)
@@ -343,15 +343,8 @@ def work_change(baseline_records, rec):
     return math.nan
 
 
-def _floor_of(name, unfloored, floor):
-    """The floor of one benchmark: unfloored's (a mapping) or 0 (a set) where it names it, else floor."""
-    if name not in unfloored:
-        return floor
-    return unfloored[name] if isinstance(unfloored, dict) else 0.0
-
-
 def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
-                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=()):
+                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=None):
     """compare_suites' rows for `records` of the contender only (each row depends on its record, the baselines'
     records of its name and the runs' clocks alone); ref: {id(suite): run_clock(suite)} for the baselines and the
     contender. detection_rate judges only the benchmarks it planted a slowdown in."""
@@ -368,7 +361,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
         short = _time_short(pairs, rec, ref[id(contender)], min_time)
         f = facts([unthrottled(b.samples, metric, c) for b, c in pairs],
                   unthrottled(rec.samples, metric, ref[id(contender)]), min_time,
-                  _floor_of(rec.name, unfloored, floor), k,
+                  (unfloored or {}).get(rec.name, floor), k,
                   higher_is_better=metric.endswith("_per_second"), profile=profile.get(rec.name, 0.0),
                   profile_range=profile_range.get(rec.name, 0.0), raw=raw, short=short,
                   clock_change=_clock_change(pairs, rec, ref[id(contender)]),
