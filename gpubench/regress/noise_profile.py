@@ -16,12 +16,12 @@ A folder stands for every benchmarks.json below it (symbolic links followed; a r
 is refused, exit 2). The sigma of a benchmark is the relative standard
 deviation of one median per GPU (gpubench/regress/profile.py: profile_spread(); unthrottled samples or, where a GPU throttled in
 every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
-the commits; --same-code takes every run as one code (say it when the commits differ only in scripts or
-context keys). Runs on the same
+the commits; --same-code takes every run without a bench_code as one code (say it when their commits differ
+only in scripts or context keys); runs that carry a bench_code always pool by it. Runs on the same
 GPU of one commit count as one GPU, with the median of their medians. compare.py reads the profile when
 a baseline is of the contender's model: the repetitions of one process cannot sample how processes and GPUs
 of a model differ (docs/regression-statistics.md), the profile can. Every run must be of one GPU model
-(gpu_name) and carry gpu_uuid; at least two GPUs of one commit (of all, with --same-code).
+(gpu_name) and carry gpu_uuid; at least two GPUs of one commit.
 
 Exit status: 0 written; 2 unusable input (not suite JSON, runs of different models, too few GPUs, or with
 --same-gpu no GPU with two runs of one code, an output that is an input, a committed file or one in a
@@ -48,7 +48,8 @@ def main(argv=None):
     p.add_argument("--same-gpu", action="store_true",
                    help="write a same-GPU profile: the spread between runs (processes) on each GPU")
     p.add_argument("--same-code", action="store_true",
-                   help="the runs' benchmark code is the same whatever their git_commit: pool them as one group")
+                   help="the benchmark code of the runs without a bench_code is the same whatever their git_commit: "
+                        "pool them as one group (runs with a bench_code still pool by it)")
     args = p.parse_args(argv)
     try:
         paths = list(dict.fromkeys(q for a in args.runs for q in expand(a, last=False)))

@@ -20,9 +20,9 @@ def profile_spread(runs, metric=TIME, same_code=False):
     throttled; runs on the same GPU, equal gpu_uuid, the median of their medians, so that a GPU measured
     twice does not weigh twice), relative to the commit's median of them; the sigma pools these relative
     deviations over the commits (sum of squares over degrees of freedom), so that a code change between
-    commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the runs'
-    benchmark code is the same whatever their commits say (commits that changed only scripts or context
-    keys): one group. Only runs of the newest code version of a benchmark's family count (code_version()).
+    commits moves no GPU away from another and every GPU measured adds to the estimate. same_code: the
+    benchmark code of the runs without a bench_code is the same whatever their commits say (commits that
+    changed only scripts or context keys): one group; runs with a bench_code still group by it. Only runs of the newest code version of a benchmark's family count (code_version()).
     A commit here is the runs' bench_code where they carry one (what gpubench is built from: commits
     that changed only scripts share it), else their git_commit.
     Pooling within commits misses a difference between groups of GPUs when each commit
@@ -50,7 +50,8 @@ def profile_spread(runs, metric=TIME, same_code=False):
 
 def _by_commit(runs, same_code):
     """{commit: {gpu_uuid: [runs]}} after checking that the runs are of one model and name their GPU
-    (ValueError with one line); a commit is the runs' bench_code, else git_commit, or one for same_code."""
+    (ValueError with one line); a commit is the runs' bench_code, else git_commit, or, for same_code, one
+    group of every run without a bench_code."""
     names = {s.context.get("gpu_name") for s in runs}
     if len(names) != 1 or None in names:
         raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
@@ -61,7 +62,8 @@ def _by_commit(runs, same_code):
                          "which GPU it ran on)")
     commits = {}
     for s in runs:
-        code = None if same_code else bench_code(s.context) or s.context.get("git_commit")
+        # a bench_code is a fact about the runs' code; same_code is the user's word for runs that lack one
+        code = bench_code(s.context) or (None if same_code else s.context.get("git_commit"))
         commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
     return commits
 

@@ -77,6 +77,19 @@ def test_one_bench_code_is_one_commit():
         noise.profile(runs)
 
 
+def test_same_code_merges_only_runs_without_bench_code():
+    """--same-code is the user's word for runs that lack a bench_code: two such commits (1.0 and 1.1 ms) become
+    one group, while two GPUs of a bench_code at 2.0 ms (another code: twice as slow) stay a group of their own,
+    so their level is not taken for spread between GPUs."""
+    runs = [commit(gpu_suite("GPU-1", {"a": 1.0e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1.1e-3}), "2" * 40),
+            commit(gpu_suite("GPU-3", {"a": 2.0e-3}), "3" * 40), commit(gpu_suite("GPU-4", {"a": 2.0e-3}), "3" * 40)]
+    for s in runs[2:]:
+        s.context["bench_code"] = "f00d"
+    sigma, spread = noise.profile_spread(runs, same_code=True)
+    # legacy group: 2 x (0.05/1.05)^2 over 1 dof; bench_code group: 0 over 1 dof
+    assert sigma["a"] == pytest.approx(math.sqrt(2 * (0.05 / 1.05) ** 2 / 2)) and spread["a"] == pytest.approx(0.1)
+
+
 def test_runs_on_one_gpu_are_one_gpu():
     """Two runs of GPU-1 (1.0 and 1.2 ms) are one GPU at their median 1.1 ms: against GPU-2 at 1.1 ms, no spread;
     the spread between them is not between GPUs."""
