@@ -3,10 +3,8 @@
 // and they go global -> shared directly (cp.async.cg, 16 bytes, no registers, L1 bypassed) instead of
 // through registers and a store. In kernel 10 every block waits out a whole global-load latency per tile,
 // hidden only by the one other block on its SM; here the wait is for a copy issued two tiles earlier.
-// Per tile t: issue the copy of tile t + kStages - 1 into the buffer tile t - 1 used, commit it as one
-// group, wait until tile t's group has landed (cp.async.wait_group kStages - 1), barrier (every thread's
-// chunks visible), compute, barrier (every warp done reading before that buffer is refilled). One group is
-// committed per tile, empty ones too, so group i always holds tile i.
+// The loop is gemm/tc_tile.cuh's cp_async_pipeline (per tile: issue the copy kStages - 1 tiles ahead, wait
+// for this tile's, barrier, compute, barrier), shared with the tensor family's copy micro that times it.
 // 3 stages x 32 KiB = 96 KiB of dynamic shared memory: two blocks per SM on an H200 (4 stages would leave
 // one). Kernel 11a (11a_cp_async_1stage.cuh) is this kernel with one stage. Any M and N; K % 8 == 0.
 // Included once, by gemm/tc_gemm.cu (the table); the tests reach it through tc_kernels().
@@ -15,9 +13,8 @@
 
 namespace mh::gemm::tc {
 
-constexpr int kStageBytes = 2 * kTileBytes<Layout::swizzled>;  // the A tile, then the B tile
 template <int kStages>
-constexpr size_t kCpAsyncSmemBytes = size_t(kStages) * kStageBytes;
+constexpr size_t kCpAsyncSmemBytes = size_t(kStages) * kStageBytes;  // kStageBytes: gemm/tc_shape.hpp
 
 template <int kStages>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) cp_async_kernel(TcGemm g) {
@@ -25,26 +22,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) cp_async_kernel(TcGemm g
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = threadIdx.x / 32, wm0 = warp_m0(warp), wn0 = warp_n0(warp);
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-  const int tiles = (g.K + BK - 1) / BK;
-  auto copy = [&](int t) {  // tile t into buffer t % kStages
-    uint8_t* stage = smem + (t % kStages) * kStageBytes;
-    load_tile_async<Layout::swizzled>(stage, g.A, g.M, g.K, m0, t * BK);
-    load_tile_async<Layout::swizzled>(stage + kTileBytes<Layout::swizzled>, g.B, g.N, g.K, n0, t * BK);
-  };
-  for (int t = 0; t < kStages - 1; ++t) {
-    if (t < tiles) copy(t);
-    cp_async_commit();
-  }
   WarpAcc acc = {};
-  for (int t = 0; t < tiles; ++t) {
-    if (t + kStages - 1 < tiles) copy(t + kStages - 1);
-    cp_async_commit();
-    cp_async_wait<kStages - 1>();  // groups 0 .. t complete: tile t has landed (this thread's chunks)
-    __syncthreads();               // ... and every thread's
-    const uint8_t* stage = smem + (t % kStages) * kStageBytes;
-    mma_block_tile<Layout::swizzled>(stage, stage + kTileBytes<Layout::swizzled>, acc, wm0, wn0);
-    __syncthreads();  // every warp is done with this buffer before the next iteration's copy refills it
-  }
+  cp_async_pipeline<kStages>(
+      smem, (g.K + BK - 1) / BK,
+      [&](int t, uint8_t* stage) { load_stage_async(stage, g.A, g.M, g.B, g.N, g.K, m0, n0, t * BK); },
+      [&](const uint8_t* stage) {
+        mma_block_tile<Layout::swizzled>(stage, stage + kTileBytes<Layout::swizzled>, acc, wm0, wn0);
+      });
   store_acc(g, acc, m0 + wm0, n0 + wn0);
 #endif
 }

@@ -39,6 +39,8 @@ MH_TC_HD uint32_t chunk_offset(int row, int chunk) {
   const int c = L == Layout::swizzled ? chunk ^ (row % 8) : chunk;
   return static_cast<uint32_t>(row * kRowBytes<L> + c * 16);
 }
+// One buffer of kernel 11's shared-memory ring (gemm/tc_tile.cuh, cp_async_pipeline): the A tile, then the B tile.
+constexpr int kStageBytes = 2 * kTileBytes<Layout::swizzled>;
 
 // The tile row and chunk that lane `lane` of a warp addresses in its ldmatrix .x4 of k16 step `ks`
 // (gemm/tc_tile.cuh, mma_block_tile, says why): for A fragment mi (rows wm0 + 16 mi ...) and for the pair of

@@ -106,6 +106,38 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+// Both tiles of one block tile into a stage buffer (kStageBytes, gemm/tc_shape.hpp): A rows m0.., then B rows
+// n0.., k0 .. k0 + BK - 1, by cp.async. Kernel 11's copy; the tensor family's copy micro issues the same.
+__device__ __forceinline__ void load_stage_async(uint8_t* stage, const bf16* A, int M, const bf16* B, int N, int K,
+                                                 int m0, int n0, int k0) {
+  load_tile_async<Layout::swizzled>(stage, A, M, K, m0, k0);
+  load_tile_async<Layout::swizzled>(stage + kTileBytes<Layout::swizzled>, B, N, K, n0, k0);
+}
+
+// The multi-stage cp.async main loop of kernels 11 and 11a, and of the micro that times it
+// (micro/mma_ldmatrix.cuh, the copy kinds): `tiles` block tiles through a ring of kStages buffers of
+// kStageBytes at `smem`; copy(t, buffer) issues tile t's cp.async, compute(buffer) works on a landed tile.
+// Per tile t: issue the copy of tile t + kStages - 1 into the buffer tile t - 1 used, commit it as one
+// group, wait until tile t's group has landed (cp.async.wait_group kStages - 1), barrier (every thread's
+// chunks visible), compute, barrier (every warp done reading before that buffer is refilled). One group is
+// committed per tile, empty ones too, so group i always holds tile i.
+template <int kStages, class Copy, class Compute>
+__device__ __forceinline__ void cp_async_pipeline(uint8_t* smem, int tiles, Copy&& copy, Compute&& compute) {
+  auto buffer = [smem](int t) { return smem + (t % kStages) * kStageBytes; };
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < tiles) copy(t, buffer(t));
+    cp_async_commit();
+  }
+  for (int t = 0; t < tiles; ++t) {
+    if (t + kStages - 1 < tiles) copy(t + kStages - 1, buffer(t + kStages - 1));
+    cp_async_commit();
+    cp_async_wait<kStages - 1>();  // groups 0 .. t complete: tile t has landed (this thread's chunks)
+    __syncthreads();               // ... and every thread's
+    compute(static_cast<const uint8_t*>(buffer(t)));
+    __syncthreads();  // every warp is done with this buffer before the next iteration's copy refills it
+  }
+}
+
 // ldmatrix .x4: lanes 8j .. 8j+7 give the 16-byte row addresses of 8x8 matrix j; every lane receives, in
 // r[j], the two BF16 of matrix j at row lane / 4, columns 2 (lane % 4), +1 (PTX ISA, ldmatrix).
 // "memory": it reads shared memory, so it must not move across the barriers around it.
