@@ -12,6 +12,19 @@
 // SM are the GEMM kernels' (16: two blocks) or one block's (8), and the occupancy API confirms it.
 // gpubench/analysis/tc_predict.py turns the three times into the overlap of the two pipes (docs/families/tc-gemm.md).
 //
+// Two more kinds time the cp.async copy of the next tiles against that work, in kernels 11 and 11a's loop
+// (gemm/tc_tile.cuh, cp_async_pipeline: the kernels' own loop, cp.async fill, waits and barriers), at
+// their stages S and residency (S x kStageBytes of dynamic shared memory, pinned to kMinBlocks blocks):
+//   copy:     the loop with nothing computed: per trip one block tile (A and B, 32 KiB) by cp.async 16 B,
+//             commit, cp.async.wait_group S - 1, two barriers;
+//   mix_copy: the loop as the kernels run it, mma_block_tile on each landed tile.
+// The tiles come from an L2-resident working set on purpose (the GEMM's copies are L2 -> SM; the counting
+// model charges them at L2 rates): A and B each kSetRowBlocks x 128 rows of kSetK BF16 (2 MiB each); block b
+// copies A rows (b % kSetRowBlocks) x 128.., B rows (b / kSetRowBlocks % kSetRowBlocks) x 128.., trip t the
+// k tile t % kSetTiles: blocks share panels as the GEMM's do, every tile change is visible in the checksum.
+// Checked: mix_copy as mix (each warp's weighted C, the host's product of the tiles the trips copied); copy:
+// each block's sum of the 32-bit words its ring holds at the end (the last tile copied into each buffer).
+//
 // Checked: each thread's accumulators are exact small integers (tile values in -3..3, so every sum is exact in
 // FP32); the sum of a warp's 32 checksums must equal the host's: the warp's C tile weighted by element (mix,
 // mma), or the words its ldmatrix loaded (ldmatrix, mod 2^32), times the trips.
@@ -60,5 +73,32 @@ void launch(Kind k, int blocks, size_t smem, int trips, unsigned long long* sums
 unsigned long long expected_warp_sum(Kind k, int warp, int trips);
 // Empty when every warp's checksums in `sums` (blocks x kThreads) add up to the host's; else the first wrong warp.
 std::string check_sums(Kind k, int trips, const std::vector<unsigned long long>& sums);
+
+// The copy kinds (above): their own kernels, with the stages S and the L2-resident set as arguments.
+enum class CopyKind { copy, mix_copy };
+const char* kind_name(CopyKind k);  // "copy" "mix_copy"
+constexpr int kSetRowBlocks = 16, kSetTiles = 8;  // the working set: 16 x 128 rows by 8 BK-deep tiles
+constexpr int kSetRows = kSetRowBlocks * gemm::tc::BM, kSetK = kSetTiles * gemm::tc::BK;
+constexpr size_t kSetBytes = 2 * size_t(kSetRows) * kSetK * 2;  // A and B, BF16: 4 MiB
+// The BF16 value of element (row, k) of the set's A or B: the tile value of the row in its block tile (every
+// row block alike) at the set's k (every k tile different).
+MH_TC_HD int set_value(bool b_matrix, int row, int k) { return tile_value(b_matrix, row % gemm::tc::BM, k); }
+// The kernels' dynamic shared memory of S stages.
+constexpr size_t ring_bytes(int stages) { return size_t(stages) * gemm::tc::kStageBytes; }
+// The stages this build has kernels for: kernel 11's and kernel 11a's (gemm/tc_shape.hpp).
+bool has_stages(int stages);
+
+// The set's A and B (each kSetRows x kSetK, row-major, BF16 bits) as the kernels read them.
+std::vector<uint16_t> host_set(bool b_matrix);
+Residency residency(CopyKind k, int stages, size_t smem);
+std::string compiled_out(CopyKind k, int stages);
+// `blocks` blocks, `smem` (at least ring_bytes(stages)) dynamic bytes, A and B: device copies of host_set.
+// sums[thread] = its checksum (copy: the words of its chunks in the ring), spans[block] the timed loop.
+void launch(CopyKind k, int stages, int blocks, size_t smem, int trips, const uint16_t* A, const uint16_t* B,
+            unsigned long long* sums, ClockSpan* spans, cudaStream_t s = nullptr);
+// copy: the host's sum (mod 2^32) of one block's checksums; mix_copy: of warp `warp`'s (0..7) 32 checksums.
+unsigned long long expected_sum(CopyKind k, int stages, int warp, int trips);
+// Empty when every block's (copy) or warp's (mix_copy) checksums add up to the host's; else the first wrong one.
+std::string check_sums(CopyKind k, int stages, int trips, const std::vector<unsigned long long>& sums);
 
 }  // namespace mh::tensor::mix
