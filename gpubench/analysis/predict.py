@@ -252,6 +252,17 @@ def fallback_note(suite, rows):
     return None
 
 
+def tc_fallback_note(suite, rows):
+    """The line predict prints when predicted cp.async tensor-core kernels fell back to the overlap rule without
+    phi_copy (the run lacks the copy kinds of tensor/mma_ldmatrix at their stages), else None."""
+    u, _ = tc_predict.unit_costs(suite)
+    recs = [r for r in suite.ok("gemm") if (rows.get(r.name) or {}).get("parts")]
+    if (names := tc_predict.copy_fallbacks(recs, u)):
+        return (f"predict: note: {len(names)} cp.async tensor-core GEMM benchmarks keep max(compute, copy) / "
+                f"copy + compute for their copies (the run lacks {tc_predict.COPY_UNIT})")
+    return None
+
+
 def direct_fallbacks(suite, u):
     """{operand level: GEMM benchmarks without shared-memory tiles whose load-mix rate the run lacks}."""
     out = {}
@@ -304,6 +315,8 @@ def main(argv=None):
     if missing:
         print("predict: benchmarks left unpredicted: the run lacks " + "; ".join(missing), file=sys.stderr)
     if (note := fallback_note(suite, rows)):
+        print(note, file=sys.stderr)
+    if (note := tc_fallback_note(suite, rows)):
         print(note, file=sys.stderr)
     suite_json.write_text(out, json.dumps(rows, indent=1, sort_keys=True) + "\n", "predict")
     return 0

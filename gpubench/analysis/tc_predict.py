@@ -25,6 +25,14 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
             main = copy + compute. (Tried and dropped, 2026-12-02: the mma.sync kernels' copies hiding under the
             other resident block's compute, max(compute, (copy + compute of a lone block) / b), predicted kernel
             10 at 0.58 of its measured time on an H200; copy + compute gives 1.10: docs/families/tc-gemm.md);
+            the cp.async mma.sync kernels (11, 11a: the same warps issue the cp.async and the ldmatrix / mma.sync
+            through one MIO / LSU path) instead: main = max(compute, copy) + phi_copy x min(compute, copy),
+            phi_copy measured at the kernel's stages S and resident warps W by kernels 11 / 11a's own loop in
+            tensor/mma_ldmatrix/bf16/ops:{copy,mix_copy}/stages:S/warps:W against ops:mix/warps:W:
+            phi_copy = (T_mix_copy - max(T_mix, T_copy)) / min(T_mix, T_copy) in [0, 1]. A run without those
+            benchmarks keeps the rule above for them (stderr says so). Kernels 9, 10, 10a (ld.global into
+            registers, then st.shared) keep it too: their copies are synchronous loads the warps wait on, not
+            the micro's cp.async mix, and the rule above already holds them in band;
   tail    = ceil(waves) / waves (waves: work units over resident slots, model_waves);
   t = max(main x tail, HBM) + epilogue.
 """
@@ -35,6 +43,10 @@ LDSM = "smem_banks/ldmatrix/x:4/trans:0/layout:swizzled"
 MIX = "tensor/mma_ldmatrix/bf16/ops:{kind}/warps:{warps}"
 MIX_KINDS = ("mix", "ldmatrix", "mma")
 MIX_UNIT = MIX.format(kind="<mix|ldmatrix|mma>", warps="W") + " cycles_per_step (the mma.sync kernels' overlap)"
+# Kernels 11 / 11a's cp.async loop with and without the compute (micro/mma_ldmatrix.cuh): cycles_per_step at S, W.
+COPY = "tensor/mma_ldmatrix/bf16/ops:{kind}/stages:{stages}/warps:{warps}"
+COPY_KINDS = ("copy", "mix_copy")
+COPY_UNIT = COPY.format(kind="<copy|mix_copy>", stages="S", warps="W") + " cycles_per_step (the cp.async kernels' copy overlap)"
 # The unit costs read as one counter of one benchmark: unit -> (benchmark, counter).
 SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops_per_clock_per_sm"),
           "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
@@ -68,6 +80,7 @@ def unit_costs(suite):
     if r is not None and cycles and r.has("wavefronts_per_instruction"):
         u["wavefronts_per_clk"] = r.get("wavefronts_per_instruction") / cycles
     u["mix_cycles"] = mix_cycles(suite)
+    u["copy_cycles"] = copy_cycles(suite)
     missing = [UNITS[k] for k in UNITS if not u.get(k)]
     return u, missing
 
@@ -76,9 +89,20 @@ def mix_cycles(suite):
     """{warps per SM: {kind: cycles_per_step}} of the ldmatrix + mma.sync micro, warps with all three kinds only."""
     out = {}
     for r in suite.ok("tensor"):
-        if r.name.startswith("tensor/mma_ldmatrix/bf16/") and r.get("cycles_per_step") > 0:
+        if r.name.startswith("tensor/mma_ldmatrix/bf16/") and "stages" not in r.fields and r.get("cycles_per_step") > 0:
             out.setdefault(int(r.fields["warps"]), {})[r.fields["ops"]] = r.get("cycles_per_step")
     return {w: c for w, c in out.items() if all(k in c for k in MIX_KINDS)}
+
+
+def copy_cycles(suite):
+    """{stages: {warps per SM: {kind: cycles_per_step}}} of the copy kinds, (stages, warps) with both kinds only."""
+    out = {}
+    for r in suite.ok("tensor"):
+        if r.name.startswith("tensor/mma_ldmatrix/bf16/") and "stages" in r.fields and r.get("cycles_per_step") > 0:
+            out.setdefault(int(r.fields["stages"]), {}).setdefault(int(r.fields["warps"]), {})[r.fields["ops"]] = \
+                r.get("cycles_per_step")
+    out = {s: {w: c for w, c in ws.items() if all(k in c for k in COPY_KINDS)} for s, ws in out.items()}
+    return {s: ws for s, ws in out.items() if ws}
 
 
 def lacks(rec, u):
@@ -95,6 +119,32 @@ def overlap(c):
     """phi of one warps' {kind: cycles}: how much of the shorter pipe's time the mix adds to the longer one's."""
     lo, hi = sorted((c["ldmatrix"], c["mma"]))
     return min(1.0, max(0.0, (c["mix"] - hi) / lo))
+
+
+def copy_overlap(mix, copy):
+    """phi_copy of one (stages, warps): the mix kind's compute alone (T_mix), the copy loop alone (T_copy), both in
+    the kernels' loop (T_mix_copy): how much of the shorter one's time the loop adds to the longer one's."""
+    lo, hi = sorted((mix, copy["copy"]))
+    return min(1.0, max(0.0, (copy["mix_copy"] - hi) / lo))
+
+
+def copy_phi(rec, u):
+    """phi_copy of a cp.async mma.sync kernel at its stages and resident warps (nearest measured warps that also
+    have the mix kind), or None: not such a kernel, or the run lacks the copy kinds at its stages."""
+    if not (rec.get("model_mma_m16n8k16") > 0 and rec.get("model_cp_async_bytes") > 0):
+        return None
+    at_stages = u.get("copy_cycles", {}).get(int(rec.get("model_stages")), {})
+    both = {w for w in at_stages if w in u.get("mix_cycles", {})}
+    if not both:
+        return None
+    w = nearest(both, rec.get("model_threads_per_block") / 32 * max(1.0, rec.get("model_blocks_per_sm")))
+    return copy_overlap(u["mix_cycles"][w]["mix"], at_stages[w])
+
+
+def copy_fallbacks(recs, u):
+    """The cp.async mma.sync kernels' benchmarks whose copy overlap falls back to the rule without phi_copy."""
+    return [r.name for r in recs if r.get("model_mma_m16n8k16") > 0 and r.get("model_cp_async_bytes") > 0
+            and copy_phi(r, u) is None]
 
 
 def combine(tensor, shared, phi):
@@ -152,6 +202,9 @@ def main_loop(rec, t, u, one_stage):
     if rec.get("model_mma_m16n8k16") > 0:
         compute, phi = mma_sync_compute(rec, t, u["mix_cycles"])
         extra = {"ldmatrix/mma overlap": phi, "compute": compute}
+    if (phi_copy := copy_phi(rec, u)) is not None:
+        extra["copy/compute overlap"] = phi_copy
+        return combine(compute, copy, phi_copy), extra
     return (copy + compute if one_stage else max(compute, copy)), extra
 
 

@@ -135,6 +135,74 @@ def test_nearest_warps_and_lacks():
     assert tc_predict.lacks(rec(), no_mix) == [] and tc_predict.lacks(mma_rec(), units()) == []
 
 
+# The copy kinds of the micro at 16 warps, cycles per step, against mix = 30 there: 3 stages, phi_copy =
+# (38 - 30) / 20 = 0.4; 1 stage, (55 - 40) / 30 = 0.5.
+COPY = {3: {16: {"copy": 20, "mix_copy": 38}}, 1: {16: {"copy": 40, "mix_copy": 55}}}
+
+
+def with_copy(**over):
+    return {**units(), "copy_cycles": COPY, **over}
+
+
+def cp_async_rec(**over):
+    """Kernel 11's shape: 3 stages, 8e6 B of cp.async at the L2 roof = 2 s; compute 4.5 s (phi 0.25, 16 warps)."""
+    return mma_rec(**dict(dict(model_stages=3, model_ld_global_bytes=0, model_cp_async_bytes=8e6), **over))
+
+
+def test_copy_overlap_factor():
+    assert tc_predict.copy_overlap(30, {"copy": 20, "mix_copy": 38}) == pytest.approx(0.4)
+    assert tc_predict.copy_overlap(15, {"copy": 20, "mix_copy": 26}) == pytest.approx(0.4)  # the copy the longer
+    assert tc_predict.copy_overlap(30, {"copy": 20, "mix_copy": 29}) == 0.0
+    assert tc_predict.copy_overlap(30, {"copy": 20, "mix_copy": 60}) == 1.0
+
+
+def test_cp_async_pipelined_adds_phi_copy_of_the_shorter():
+    """main = max(4.5, 2) + 0.4 x 2 = 5.3 s (max alone said 4.5, the sum 6.5); t = 5.4 s."""
+    t, _, parts = tc_predict.predict(cp_async_rec(), with_copy(), 1)
+    assert parts["copy/compute overlap"] == pytest.approx(0.4)
+    assert parts["compute"] == pytest.approx(4.5)
+    assert t == pytest.approx(5.4)
+
+
+def test_cp_async_one_stage_uses_its_stages():
+    """One stage: copy 6e6 B at the stages:1 cp.async rate 2e6 B/s = 3 s, phi_copy of stages 1 = 0.5:
+    main = 4.5 + 0.5 x 3 = 6 s (copy + compute said 7.5); t = 6.1 s."""
+    t, _, parts = tc_predict.predict(cp_async_rec(model_stages=1, model_cp_async_bytes=6e6), with_copy(), 1)
+    assert parts["copy/compute overlap"] == pytest.approx(0.5)
+    assert t == pytest.approx(6.1)
+
+
+def test_cp_async_copy_longer_than_compute():
+    """copy 8 s (32e6 B at the roof) over compute 4.5 s: main = 8 + 0.4 x 4.5 = 9.8 s."""
+    t, _, _ = tc_predict.predict(cp_async_rec(model_cp_async_bytes=32e6), with_copy(), 1)
+    assert t == pytest.approx(9.9)
+
+
+def test_cp_async_falls_back_without_its_stages_or_kinds():
+    """A run without the copy kinds, or without them at the kernel's stages, keeps max(compute, copy) /
+    copy + compute, and copy_fallbacks names the benchmark; the ld.global kernels never take phi_copy."""
+    for u in (units(), with_copy(copy_cycles={1: COPY[1]})):
+        t, _, parts = tc_predict.predict(cp_async_rec(), u, 1)
+        assert "copy/compute overlap" not in parts and t == pytest.approx(4.6)
+    # the copy kinds at 16 warps, the mix at 8 only: no T_mix at the copy kinds' warps (compute at 8's phi 1/3)
+    t, _, parts = tc_predict.predict(cp_async_rec(), with_copy(mix_cycles={8: MIX[8]}), 1)
+    assert "copy/compute overlap" not in parts and t == pytest.approx(4 + 2 / 3 + 0.1)
+    r = cp_async_rec()
+    r.name = "gemm/cp_async/m:1/n:1/k:1"
+    assert tc_predict.copy_fallbacks([r], units()) == [r.name] and tc_predict.copy_fallbacks([r], with_copy()) == []
+    t, _, parts = tc_predict.predict(mma_rec(model_ld_global_bytes=6e6), with_copy(), 1)
+    assert "copy/compute overlap" not in parts and t == pytest.approx(6 + 4.5 + 0.1)
+    assert tc_predict.copy_phi(rec(model_cp_async_bytes=8e6, model_stages=3), with_copy()) is None  # no mma.sync
+
+
+def test_cp_async_one_block_takes_nearest_warps():
+    """One resident block (8 warps) with the copy kinds measured at 16 only: 16's phi_copy, and the mix's
+    8-warp phi for the compute (1/3: 4 + 2/3 s); main = 4.667 + 0.4 x 2."""
+    t, _, parts = tc_predict.predict(cp_async_rec(model_blocks_per_sm=1), with_copy(), 1)
+    assert parts["copy/compute overlap"] == pytest.approx(0.4)
+    assert t == pytest.approx(4 + 2 / 3 + 0.8 + 0.1)
+
+
 class FakeRec:
     def __init__(self, name, cycles):
         self.name, self.cycles = name, cycles
@@ -155,7 +223,11 @@ class FakeSuite:
 def test_mix_cycles_keeps_complete_warps_only():
     recs = [FakeRec(tc_predict.MIX.format(kind=k, warps=w), c) for w, c in ((16, 30), (8, 20)) for k in tc_predict.MIX_KINDS]
     recs = [r for r in recs if r.name != tc_predict.MIX.format(kind="mma", warps=8)]
-    assert tc_predict.mix_cycles(FakeSuite(recs)) == {16: {"mix": 30, "ldmatrix": 30, "mma": 30}}
+    copies = [FakeRec(tc_predict.COPY.format(kind=k, stages=s, warps=16), c) for s, c in ((3, 40), (1, 50))
+              for k in tc_predict.COPY_KINDS]
+    copies = [r for r in copies if r.name != tc_predict.COPY.format(kind="copy", stages=1, warps=16)]
+    assert tc_predict.mix_cycles(FakeSuite(recs + copies)) == {16: {"mix": 30, "ldmatrix": 30, "mma": 30}}
+    assert tc_predict.copy_cycles(FakeSuite(recs + copies)) == {3: {16: {"copy": 40, "mix_copy": 40}}}
 
 
 @pytest.fixture(scope="module")
