@@ -100,4 +100,6 @@ TEST(TensorMmaLdmatrix, CopyCheckRejectsWrongSums) {
   }
   // The copy kind's ring: with 3 stages and 11 trips the buffers end with tiles 9, 10, 8 (k tiles 1, 2, 0).
   EXPECT_EQ(expected_sum(CopyKind::copy, 3, 0, 11), expected_sum(CopyKind::copy, 3, 0, 3));
+  // One trip of mix_copy computes k tile 0 of the set, which is the mix kind's tile.
+  for (int w = 0; w < kThreads / 32; ++w) EXPECT_EQ(expected_sum(CopyKind::mix_copy, 1, w, 1), expected_warp_sum(Kind::mix, w, 1));
 }
