@@ -97,7 +97,8 @@ void run_copy(benchmark::State& st, CopyKind k, int stages, int warps_per_sm, si
   const DeviceBuffer<uint16_t> a(host_set(false)), b(host_set(true));
   DeviceBuffer<unsigned long long> sums(static_cast<size_t>(blocks) * kThreads);
   DeviceBuffer<ClockSpan> spans(blocks);
-  const double sec = run_timed(st, [&] { launch(k, stages, blocks, smem, trips, a.data(), b.data(), sums.data(), spans.data()); });
+  const double sec =
+      run_timed(st, [&] { launch(k, stages, blocks, smem, trips, a.data(), b.data(), sums.data(), spans.data()); });
   if (const std::string err = check_sums(k, stages, trips, sums.download()); !err.empty()) {
     st.SkipWithError(err.c_str());
     return;
@@ -126,7 +127,8 @@ void add_copy(Planner& p, CopyKind k, int stages, int warps_per_sm) {
     return;
   }
   if (2 * kSetBytes > f.l2_bytes) {
-    p.skip(name, "the " + std::to_string(kSetBytes >> 20) + " MiB copy set is over half the L2 (" + std::to_string(f.l2_bytes >> 20) + " MiB)");
+    p.skip(name, "the " + std::to_string(kSetBytes >> 20) + " MiB copy set is over half the L2 (" +
+                     std::to_string(f.l2_bytes >> 20) + " MiB)");
     return;
   }
   const int blocks_per_sm = warps_per_sm / kWarpsPerBlock;

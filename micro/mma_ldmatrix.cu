@@ -167,7 +167,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       for (int i = 0; i < kChunksPerThread; ++i)
         for (int tile = 0; tile < 2; ++tile) {
           const ChunkPos p = chunk_pos(i);
-          const uint4 v = *reinterpret_cast<const uint4*>(smem + s * kStageBytes + tile * kTileBytesSw + chunk_offset<kLayout>(p.row, p.chunk));
+          const uint8_t* chunk = smem + s * kStageBytes + tile * kTileBytesSw + chunk_offset<kLayout>(p.row, p.chunk);
+          const uint4 v = *reinterpret_cast<const uint4*>(chunk);
           words += v.x + v.y + v.z + v.w;
         }
     sum = words;
