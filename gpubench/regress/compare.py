@@ -231,6 +231,7 @@ class Chosen:
     same_gpu: bool = False    # a same-GPU profile: no floor where it measured
     unfloored: frozenset = frozenset()  # the same-GPU profile's names (no floor), or the names both terms measured
     measured_floor: float = None  # the floor of the names both measured (None: no floor, a same-GPU profile)
+    placed: int = 0           # one-SM latency benchmarks whose range took the SM placement term
 
 
 def find_same_gpu(bases):
@@ -278,6 +279,8 @@ def choose_profile(args, bases, cont, metric):
     chosen = choose_between_gpu(doc, Path(args.profile) if doc else profile_path(cont.gpu_name), bases, cont, metric)
     if chosen.sigmas is not None:
         chosen = add_process(args, chosen, same_path, bases, cont, metric)
+        if getattr(args, "sm_placement", False):
+            chosen = add_placement(chosen, bases, cont)
     if note:
         chosen.line = note + "\n" + chosen.line
     return chosen
@@ -319,6 +322,20 @@ def add_process(args, chosen, same_path, bases, cont, metric):
     return Chosen(line, sigmas, ranges, False, frozenset(both), floor)
 
 
+def add_placement(chosen, bases, cont):
+    """chosen with the SM placement term (profile.with_placement) where a baseline ran on another GPU than the
+    contender: a one-SM latency chase moves with the SM it lands on, by up to the per-SM spread the runs measure."""
+    if all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
+        return chosen
+    ranges, raised = profile.with_placement(chosen.ranges or {}, list(bases) + [cont])
+    if not raised:
+        return chosen
+    chosen.line += (f"\nSM placement: {len(raised)} one-SM latency benchmarks add the runs' per-SM L2 latency spread "
+                    f"({profile.SM_SPREAD}) to their range (root-sum-square)")
+    chosen.ranges, chosen.placed = ranges, len(raised)
+    return chosen
+
+
 def choose_between_gpu(doc, path, bases, cont, metric):
     """-> Chosen for the model's between-GPU profile: doc, given with --profile, or the file at path."""
     needed = any(same_model(b, cont) for b in bases)
@@ -355,6 +372,10 @@ def add_process_options(p):
     p.add_argument("--measured-floor", type=non_negative, default=None,
                    help="the floor where the between-GPU profile and the process spread both measured a benchmark "
                         "(default: --floor; docs/regression-tracking.md measures what lowering it costs)")
+    p.add_argument("--sm-placement", action="store_true",
+                   help="across GPUs, add to each one-SM latency chase's range the spread of L2 latency over SMs "
+                        f"that the runs measure ({profile.SM_SPREAD}): the chase runs on whichever SM its block "
+                        "lands on (docs/regression-tracking.md, 'The chasing SM')")
 
 
 def non_negative(text):
@@ -385,7 +406,8 @@ def header(args, bases, cont, metric, chosen):
     if chosen.same_gpu:
         rule = f"max({args.k:g} x noise, the same-GPU spread; {args.floor:g} only where it has no measurement)"
     elif chosen.unfloored:
-        rule = (f"max({args.k:g} x noise, the profile's range (+) the process range, the floor: "
+        placed = " (+) SM placement" if chosen.placed else ""
+        rule = (f"max({args.k:g} x noise, the profile's range (+) the process range{placed}, the floor: "
                 f"{chosen.measured_floor:g} where both measured, {args.floor:g} elsewhere)")
     else:
         rule = f"max({args.floor:g}, {args.k:g} x noise" + (", the profile's range" if chosen.ranges else "") + ")"
@@ -420,7 +442,7 @@ def build_report(args, bases, cont, metric, chosen):
                          "measured_floor": chosen.measured_floor},
             "baselines": [{"path": str(b.path), **ident(b), "machine": m, "code": c} for b, (m, c) in zip(bases, cases)],
             "contender": {"path": str(cont.path), **ident(cont)},
-            "profile": {"line": chosen.line, "kind": None if chosen.sigmas is None else
+            "profile": {"line": chosen.line, "sm_placement": chosen.placed, "kind": None if chosen.sigmas is None else
                         "same-gpu" if chosen.same_gpu else "between-gpu+process" if chosen.unfloored else
                         "between-gpu"}}
     return compare_output.Report(

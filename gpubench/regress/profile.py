@@ -342,3 +342,49 @@ def with_process(sigmas, ranges, proc_sigmas, proc_ranges, host_bound=None):
     for n in set(ranges) & set(proc_ranges):
         out_r[n] = rss(ranges[n], proc_ranges[n])
     return out_s, out_r, both
+
+
+# --- The placement term across GPUs: where a one-SM chase runs ---------------------------------------------------
+
+# The L2 latency of every SM, measured in the same run: its range is how far a one-block chase can move when the
+# block lands on another SM, and on another GPU it does (docs/regression-tracking.md, "The chasing SM").
+SM_SPREAD = "latency/sm_spread/ws:524288/stride:128"
+CHASE_PREFIX = "latency/chase/ws:"
+
+
+def sm_placement(suite):
+    """{name: relative spread} of the one-SM latency benchmarks of a run (every latency/* with cycles_per_load
+    but the host chase): (cycles_max - cycles_min) of SM_SPREAD, the same L2 loads from each SM in turn, times
+    the share of the benchmark's cycles that lie past L1 ((c - L1) / (L2 median - L1), clamped to [0, 1]; L1:
+    the chase's smallest working set), over its cycles c. An L1 hit never leaves the SM; a load that misses L1
+    crosses the same SM-to-L2 distance whether L2 or HBM serves it. {} for a run without SM_SPREAD."""
+    spread = suite.by_name.get(SM_SPREAD)
+    chases = [r.get("cycles_per_load") for r in suite.records if r.name.startswith(CHASE_PREFIX) and not r.error]
+    chases = [c for c in chases if c > 0]
+    if spread is None or spread.error or not chases:
+        return {}
+    lo, hi, l2 = spread.get("cycles_min"), spread.get("cycles_max"), spread.get("cycles_median")
+    l1 = min(chases)
+    if not (hi >= lo > 0 and l2 > l1):
+        return {}
+    out = {}
+    for r in suite.records:
+        c = r.get("cycles_per_load")
+        if r.name.startswith("latency/") and not r.name.startswith("latency/link/") and not r.error and c > 0:
+            out[r.name] = min(1.0, max(0.0, (c - l1) / (l2 - l1))) * (hi - lo) / c
+    return out
+
+
+def with_placement(ranges, runs):
+    """ranges with the SM placement term of the runs (sm_placement, the largest over them) added by root-sum-
+    square (the profile's range already holds its own GPUs' placements: this errs wide). Only for runs on
+    different GPUs: one GPU places a chase alike from process to process, which its process spread shows.
+    -> ({name: range}, the names the term raised)."""
+    term = {}
+    for s in runs:
+        for name, v in sm_placement(s).items():
+            term[name] = max(term.get(name, 0.0), v)
+    out = dict(ranges)
+    for name, v in term.items():
+        out[name] = math.sqrt(out.get(name, 0.0) ** 2 + v * v)
+    return out, {n for n, v in term.items() if v > 0}
