@@ -56,7 +56,7 @@ void run(benchmark::State& st, const GemmKernel* kernel, Shape s) {
 
 // The counting model's numbers for a kernel and shape, under the names the counters had before.
 Prediction model_of(const DeviceFacts& f, const GemmKernel& k, const Shape& s, int blocks_per_sm) {
-  const model::GemmCounts c = model::count_gemm(*k.model, s.m, s.n, s.k, blocks_per_sm);
+  const model::GemmCounts c = model::count_gemm(*k.model, s.m, s.n, s.k, blocks_per_sm, double(f.l2_bytes));
   return {{"model_ffma_thread", c.ffma_thread},
           {"model_ld_requests", c.ld_requests},
           {"model_ld_sectors", c.ld_sectors},
@@ -68,6 +68,9 @@ Prediction model_of(const DeviceFacts& f, const GemmKernel& k, const Shape& s, i
           {"model_load_rounds", c.load_rounds},
           {"model_l2_read_sectors", c.l2_read_sectors},
           {"model_dram_bytes", c.dram_bytes},
+          // L2 reuse (model/gemm_model.hpp tile_reuse): DRAM bytes, and the load requests whose misses DRAM serves.
+          {"model_dram_bytes_reuse", c.dram_bytes_reuse},
+          {"model_ld_requests_dram", c.ld_requests_dram},
           {"model_blocks_per_sm", c.blocks_per_sm},
           // For the time model (gpubench/analysis/predict.py): issue slots, barriers per warp, tail of the grid.
           {"model_ffma_warp", c.ffma_warp},

@@ -12,12 +12,15 @@
 //   own to do meanwhile (every tile with one shared buffer; with two, only the first: the next tile's
 //   loads are in flight while it computes this one); kernels 1-2 have none;
 //   L2 sectors read by L1: each block's tiles once (L1 keeps what the warps of one block share);
-//   DRAM bytes: compulsory, A and B read once and C written once (L2 keeps every reuse).
-// The last two are assumptions; where ncu disagrees, the report says which cost the model lacks.
+//   DRAM bytes: compulsory, A and B read once and C written once (L2 keeps every reuse);
+//   DRAM bytes with L2 reuse, and the global-load requests whose L1 misses DRAM serves: kernels 1-3 by the
+//   re-read rule of tile_reuse below; kernels 4-8 keep the compulsory count and no DRAM requests.
+// The last three are assumptions; where ncu disagrees, the report says which cost the model lacks.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -44,6 +47,8 @@ struct GemmCounts {
   double load_rounds = 0;  // summed over blocks, as block_barriers
   double l2_read_sectors = 0;
   double dram_bytes = 0;
+  double dram_bytes_reuse = 0;  // with tile_reuse's rule (kernels 1-3; kernels 4-8: = dram_bytes)
+  double ld_requests_dram = 0;  // of ld_requests: those of operands whose L1 misses DRAM serves (tile_reuse)
   int blocks_per_sm = 0;  // resident 1024-thread blocks per SM: the caller's, from the device facts
   int threads_per_block = 1024;
 };
@@ -373,12 +378,50 @@ inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M,
   return c;
 }
 
+// An L2 that keeps every reuse: count_gemm's default, the compulsory-only count.
+constexpr double kL2KeepsAll = std::numeric_limits<double>::infinity();
+
+// Where the L1 misses of each operand are served, for kernels 1-3: a grid of T x T tiles of C (T = 32), Mt row
+// blocks by Nt column panels, blockIdx.x (the row block) fastest, so block (bx, by) is launched bx + by * Mt-th
+// and reads A's row strip bx and B's column panel by, all of K. The L2 reuse rule: a line is next read by the
+// next block in launch order that reads its strip or panel (A: Mt blocks later, B: the next block); between the
+// two reads the grid touches the distinct bytes of the blocks launched from the one to the other (their A
+// strips, B panels and C tiles): the line's re-read distance. When it exceeds L2 (the device facts), L2 has
+// evicted the line and DRAM serves the re-read; else L2 does. An operand read by one block only is read once.
+// Residency does not shorten A's distance although the resident grid (2 x 132 blocks on the H200) spans
+// two column panels: ncu counts 7.7-8.5 GB of DRAM traffic for kernels 1-3 at 4096^3, A once per panel
+// (8.6 GB), not the half of that which panels sharing A's lines in L2 would leave (docs/families/gemm.md).
+struct TileReuse {
+  double a_distance = 0, b_distance = 0;  // bytes; 0: never re-read
+  bool a_dram = false, b_dram = false;    // DRAM serves the operand's L1 misses
+};
+inline TileReuse tile_reuse(int64_t M, int64_t N, int64_t K, double l2_bytes) {
+  constexpr int64_t T = 32;
+  const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T;
+  auto window = [&](int64_t strips, int64_t panels, int64_t blocks) {  // bytes of consecutive blocks
+    return 4.0 * (double(K) * std::min(M, strips * T) + double(K) * std::min(N, panels * T) +
+                  double(std::min(M * N, blocks * T * T)));
+  };
+  TileReuse r;
+  if (Nt > 1) r.a_distance = window(Mt, 2, Mt + 1);  // (bx, by) .. (bx, by + 1): every strip, two panels
+  if (Mt > 1) r.b_distance = window(2, 1, 2);        // (bx, by), (bx + 1, by)
+  r.a_dram = r.a_distance > l2_bytes;
+  r.b_dram = r.b_distance > l2_bytes;
+  return r;
+}
+
 // blocks_per_sm: resident blocks per SM on the device (gemm/bench_gemm.cu: from its facts), carried
 // for the barrier bound (plots/bounds.py) and the occupancy; nothing else here depends on it.
-inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K, int blocks_per_sm) {
+// l2_bytes: the device's L2 (its facts), for tile_reuse; the default keeps every reuse in L2.
+inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K, int blocks_per_sm,
+                             double l2_bytes = kL2KeepsAll) {
   if (M < 1 || N < 1 || K < 1) throw std::invalid_argument("GEMM model needs M, N, K >= 1");
   if (blocks_per_sm < 1) throw std::invalid_argument("GEMM model needs blocks_per_sm >= 1");
-  if (kernel >= GemmKernel::blocktile_1d) return count_tiled(kernel, tiled_shape(kernel), M, N, K, blocks_per_sm);
+  if (kernel >= GemmKernel::blocktile_1d) {
+    GemmCounts c = count_tiled(kernel, tiled_shape(kernel), M, N, K, blocks_per_sm);
+    c.dram_bytes_reuse = c.dram_bytes;  // tile_reuse's grid is kernels 1-3's; these keep the compulsory count
+    return c;
+  }
   constexpr int T = 32;  // tile edge and warp size
   const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T, Kt = (K + T - 1) / T;
   auto rows_in = [&](int64_t bx) { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); };
@@ -398,35 +441,51 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
   c.blocks = static_cast<double>(Mt * Nt);
   c.blocks_per_sm = blocks_per_sm;
   c.dram_bytes = 4.0 * (M * K + K * N + M * N);
+  // The distinct sectors of every block's 32 rows of A and 32-column strip of B, summed over the blocks:
+  // what L1 fetches once per block, and what DRAM sends for an operand whose misses it serves.
+  double a_l2 = 0, b_l2 = 0;
+  for (int64_t bx = 0; bx < Mt; ++bx)
+    for (int64_t x = bx * T; x < bx * T + rows_in(bx); ++x) a_l2 += Nt * contiguous_floats(x * K, K).sectors;
+  for (int64_t by = 0; by < Nt; ++by)
+    for (int64_t k = 0; k < K; ++k) b_l2 += Mt * contiguous_floats(k * N + by * T, cols_in(by)).sectors;
+  // Each operand's requests, and where tile_reuse says its misses are served.
+  const TileReuse reuse = tile_reuse(M, N, K, l2_bytes);
+  double a_req = 0, b_req = 0;
+  auto serve = [&] {
+    c.ld_requests_dram = (reuse.a_dram ? a_req : 0) + (reuse.b_dram ? b_req : 0);
+    c.dram_bytes_reuse = 4.0 * M * N + (reuse.a_dram ? 32 * a_l2 : 4.0 * M * K) + (reuse.b_dram ? 32 * b_l2 : 4.0 * K * N);
+  };
 
   if (kernel == GemmKernel::naive || kernel == GemmKernel::coalesced) {
-    // One thread per element of C; threads outside C return at once.
-    c.ffma_thread = double(M) * N * K;
-    for (int64_t bx = 0; bx < Mt; ++bx)  // L2: each block reads its 32 rows of A once ...
-      for (int64_t x = bx * T; x < bx * T + rows_in(bx); ++x) c.l2_read_sectors += Nt * contiguous_floats(x * K, K).sectors;
-    for (int64_t by = 0; by < Nt; ++by)  // ... and its 32-column strip of B once
-      for (int64_t k = 0; k < K; ++k) c.l2_read_sectors += Mt * contiguous_floats(k * N + by * T, cols_in(by)).sectors;
+    c.ffma_thread = double(M) * N * K;  // one thread per element of C; threads outside C return at once
+    c.l2_read_sectors = a_l2 + b_l2;    // L2: each block reads its rows of A and its strip of B once
   }
   if (kernel == GemmKernel::naive) {
     // A warp: 32 rows (threadIdx.x) of one column. A[row][k] strided by K, B[k][col] a broadcast.
     c.ffma_warp = double(Mt) * N * K;  // warps whose column is inside C
     for (int64_t bx = 0; bx < Mt; ++bx) {
       for (int64_t k = 0; k < K; ++k) add_ld(c, strided_floats(bx * T * K + k, K, rows_in(bx)), double(N));
-      add_ld(c, {1, 1}, double(N) * K);
       add_st(c, strided_floats(bx * T * N, N, rows_in(bx)), double(N));
     }
+    a_req = c.ld_requests;
+    for (int64_t bx = 0; bx < Mt; ++bx) add_ld(c, {1, 1}, double(N) * K);
+    b_req = c.ld_requests - a_req;
     c.warps = double(Mt * Nt) * T;  // warps launched (whole 32x32 blocks)
+    serve();
     return c;
   }
   if (kernel == GemmKernel::coalesced) {
     // A warp: 32 columns of one row. A[row][k] a broadcast, B[k][col] one row segment.
     c.ffma_warp = double(M) * Nt * K;
     add_ld(c, {1, 1}, double(M) * Nt * K);
+    a_req = c.ld_requests;
     for (int64_t by = 0; by < Nt; ++by) {
       for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(M));
       for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
     }
+    b_req = c.ld_requests - a_req;
     c.warps = double(Mt * Nt) * T;
+    serve();
     return c;
   }
 
@@ -438,9 +497,12 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
   // Tile loads: warp ly loads row ly of the A tile and row ly of the B tile (predicated per lane).
   for (int64_t x = 0; x < M; ++x)
     for (int64_t t = 0; t < K; t += T) add_ld(c, contiguous_floats(x * K + t, std::min<int64_t>(T, K - t)), double(Nt));
+  a_req = c.ld_requests;
   for (int64_t by = 0; by < Nt; ++by)
     for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(Mt));
+  b_req = c.ld_requests - a_req;
   c.l2_read_sectors = c.ld_sectors;  // one block never re-reads a tile; no reuse across blocks assumed
+  serve();
   for (int64_t by = 0; by < Nt; ++by)
     for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
 

@@ -663,3 +663,64 @@ TEST(GemmModelTiled, LdsPairRuleKeepsTheBankModelsCheckedPatterns) {
             << width << " " << stride << " " << variant;
       }
 }
+
+// The L2 reuse rule (tile_reuse) of kernels 1-3: re-read distances by hand, DRAM past L2 (strictly).
+TEST(GemmModel, TileReuseDistancesByHand) {
+  // 4096^3: A's line is next read Mt = 128 blocks later; in between every strip of A (64 MiB), two panels of B
+  // and 129 tiles of C. B's is next read by the next block: two strips of A, one panel, two tiles.
+  const TileReuse r = tile_reuse(4096, 4096, 4096, 62914560.0);  // the H200's L2
+  EXPECT_EQ(r.a_distance, 4.0 * (4096.0 * 4096 + 4096 * 64 + 129 * 1024));
+  EXPECT_EQ(r.b_distance, 4.0 * (4096 * 64 + 4096 * 32 + 2 * 1024));
+  EXPECT_TRUE(r.a_dram);
+  EXPECT_FALSE(r.b_dram);
+  EXPECT_FALSE(tile_reuse(4096, 4096, 4096, r.a_distance).a_dram);  // exactly L2: still held
+  EXPECT_TRUE(tile_reuse(4096, 4096, 4096, r.a_distance - 1).a_dram);
+  EXPECT_FALSE(tile_reuse(4096, 4096, 1024, 62914560.0).a_dram);  // K = 1024: A is 16 MiB
+  // One column panel: A is read by one block only, never re-read, whatever L2 is; likewise B with one row block.
+  const TileReuse one = tile_reuse(4096, 32, 64, 0);
+  EXPECT_EQ(one.a_distance, 0);
+  EXPECT_FALSE(one.a_dram);
+  EXPECT_TRUE(one.b_dram);
+  EXPECT_FALSE(tile_reuse(32, 4096, 64, 0).b_dram);
+  // Partial tiles: the window's strips and panels are capped by M and N (40 x 24: one panel of 24 columns).
+  EXPECT_EQ(tile_reuse(40, 24, 8, 0).b_distance, 4.0 * (8 * 40 + 8 * 24 + 40 * 24));
+}
+
+// 64 x 64 x 8: 2 x 2 blocks. A's distance 4 (8 x 64 + 8 x 64 + 64 x 48) = 16384 B, B's 4 (8 x 64 + 8 x 32 + 2048)
+// = 11264 B: an L2 of 12000 B sends A's misses to DRAM and keeps B's.
+TEST(GemmModel, DirectLoadRequestsAndDramBytesByLevel) {
+  for (auto kernel : {GemmKernel::naive, GemmKernel::coalesced, GemmKernel::smem}) {
+    SCOPED_TRACE(static_cast<int>(kernel));
+    const GemmCounts c = count_gemm(kernel, 64, 64, 8, 2, 12000);
+    // A's requests: naive 2 row blocks x 64 columns x 8 k; coalesced 64 rows x 2 panels x 8 k; smem 64 rows x 2
+    // panels, one tile. Its DRAM bytes: each block's 32 rows once (a sector each): 2 x 64 sectors; B and C once.
+    EXPECT_EQ(c.ld_requests_dram, kernel == GemmKernel::smem ? 64.0 * 2 : 2.0 * 64 * 8);
+    EXPECT_EQ(c.dram_bytes_reuse, 4.0 * 64 * 64 + 32.0 * 2 * 64 + 4.0 * 8 * 64);
+    const GemmCounts both = count_gemm(kernel, 64, 64, 8, 2, 11000);  // B's misses at DRAM too: every request
+    EXPECT_EQ(both.ld_requests_dram, both.ld_requests);
+    EXPECT_EQ(both.dram_bytes_reuse, 4.0 * 64 * 64 + 32.0 * 2 * 64 + 32.0 * 4 * 8 * 4);  // B: 4 blocks x 8 rows x 4 sectors
+    const GemmCounts none = count_gemm(kernel, 64, 64, 8, 2, 16384);
+    EXPECT_EQ(none.ld_requests_dram, 0);
+    EXPECT_EQ(none.dram_bytes_reuse, none.dram_bytes);
+    const GemmCounts kept = count_gemm(kernel, 64, 64, 8, 2);  // the default L2 keeps every reuse: compulsory
+    EXPECT_EQ(kept.ld_requests_dram, 0);
+    EXPECT_EQ(kept.dram_bytes_reuse, kept.dram_bytes);
+  }
+}
+
+// The by-hand 40 x 24 x 8 shape (one panel, two row blocks): only B is re-read; its requests and sectors.
+TEST(GemmModel, NonSquareReuseByHand) {
+  const double l2 = 4.0 * (8 * 40 + 8 * 24 + 40 * 24) - 1;  // B's distance less a byte
+  EXPECT_EQ(count_gemm(GemmKernel::naive, 40, 24, 8, 2, l2).ld_requests_dram, 48.0 * 8);  // B broadcasts
+  EXPECT_EQ(count_gemm(GemmKernel::coalesced, 40, 24, 8, 2, l2).ld_requests_dram, 40.0 * 8);  // B rows
+  // C and A once, B's 8 rows of three sectors per block.
+  EXPECT_EQ(count_gemm(GemmKernel::coalesced, 40, 24, 8, 2, l2).dram_bytes_reuse, 4.0 * (40 * 24 + 40 * 8) + 32.0 * 2 * 8 * 3);
+}
+
+TEST(GemmModel, TiledKernelsKeepTheCompulsoryDramCount) {
+  for (auto k : {GemmKernel::blocktile_1d, GemmKernel::warptile_tuned}) {
+    const GemmCounts c = count_gemm(k, 256, 256, 64, 2, 1);
+    EXPECT_EQ(c.dram_bytes_reuse, c.dram_bytes);
+    EXPECT_EQ(c.ld_requests_dram, 0);
+  }
+}
