@@ -10,10 +10,11 @@
 //   l1:  every SM full of blocks, each walking its own region; the regions of one SM fill 3/4 of its
 //        unified L1 (shared-memory carve-out 0), so they stay L1-resident with headroom (16 KiB per
 //        block on sm_90: 8 blocks, 256 KiB L1; on sm_75: 4 blocks, 96 KiB L1).
-// And coalescing/mix/bcast_row/<l1|l2|hbm> (micro/load_mix.cuh): the L1TEX request rate of a broadcast + row
-// load mix whose L1 misses come from nowhere (l1), L2 or HBM; counter requests_per_second (warp load
-// instructions per second), the rate the GEMM time model charges kernels that load operands straight from
-// global memory. About 0.1 s for the three.
+// And coalescing/mix/bcast_row/<l1|l2|hbm|split> (micro/load_mix.cuh): the L1TEX request rate of a broadcast +
+// row load mix whose L1 misses come from nowhere (l1), L2, HBM, or HBM for the broadcasts and L2 for the rows
+// (split); counter requests_per_second (warp load instructions per second), the rate the GEMM time model
+// charges kernels that load operands straight from global memory (split checks its additive rule). About
+// 0.15 s for the four.
 #include <algorithm>
 #include <optional>
 
@@ -113,7 +114,7 @@ void run(benchmark::State& st, bool write, Plan p, int fit) {
 
 // The data sets, the checksum, and for hbm the L2 flusher (2x L2).
 uint64_t mix_device_bytes(const DeviceFacts& f, const load_mix::Plan& p) {
-  return p.buffer_elems() * 4 + 4 + (p.source == load_mix::Source::hbm ? 2ull * f.l2_bytes : 0);
+  return p.buffer_elems() * 4 + 4 + (load_mix::from_hbm(p.source) ? 2ull * f.l2_bytes : 0);
 }
 
 void run_mix(benchmark::State& st, const load_mix::Plan& p) {
@@ -126,7 +127,7 @@ void run_mix(benchmark::State& st, const load_mix::Plan& p) {
   load_mix::fill(buf.data(), p.buffer_elems());
   checksum.fill_bytes(0);
   Timing t;
-  t.flush_l2 = p.source == load_mix::Source::hbm;
+  t.flush_l2 = load_mix::from_hbm(p.source);
   run_timed(st, [&] { load_mix::launch(p, buf.data(), checksum.data()); }, t);
   st.counters["requests_per_second"] = rate(static_cast<double>(p.requests_per_launch()));
   st.counters["working_set_bytes"] = value(static_cast<double>(p.buffer_elems()) * 4);
@@ -136,7 +137,7 @@ void run_mix(benchmark::State& st, const load_mix::Plan& p) {
 void plan_mix(Planner& pl) {
   const DeviceFacts& f = pl.facts();
   const int cap = arch_register_cap(load_mix::kThreads, arch_min_blocks(f.arch(), load_mix::kThreads));
-  for (load_mix::Source src : {load_mix::Source::l1, load_mix::Source::l2, load_mix::Source::hbm}) {
+  for (load_mix::Source src : {load_mix::Source::l1, load_mix::Source::l2, load_mix::Source::hbm, load_mix::Source::split}) {
     const std::string name = std::string("coalescing/mix/bcast_row/") + load_mix::source_name(src);
     const Residency r = pl.residency({cap, blocks_per_sm(f, load_mix::kThreads, 0, cap)}, [&] { return load_mix::compiled(); });
     try {
@@ -148,7 +149,7 @@ void plan_mix(Planner& pl) {
       l.regs_per_thread = r.regs_per_thread;
       l.device_bytes = mix_device_bytes(f, p);
       l.note = "working set " + human_bytes(p.buffer_elems() * 4.0) + ", " + std::to_string(p.tiles) + " tiles of " +
-               std::to_string(p.steps) + " steps" + (src == load_mix::Source::hbm ? ", L2 flushed" : "");
+               std::to_string(p.steps) + " steps" + (load_mix::from_hbm(src) ? ", L2 flushed" : "");
       pl.add_if_resident(name, l, [p](benchmark::State& st) { run_mix(st, p); });
       pl.predict(name, {{"sectors_per_request", load_mix::Plan::sectors_per_request()}});
     } catch (const std::invalid_argument& e) {

@@ -11,7 +11,7 @@ namespace mh::load_mix {
 namespace {
 
 struct Args {
-  uint32_t tiles, sets, len, steps;
+  uint32_t tiles, sets, row_sets, len, steps;
 };
 
 // Warp w of the block on tile t: x = its broadcast stream (all lanes one address), r = the rows the block
@@ -22,9 +22,8 @@ mix_kernel(const uint32_t* __restrict__ buf, Args a, uint32_t* checksum) {
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, mask = a.len - 1;
   uint32_t sum = 0;
   for (uint32_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
-    const uint32_t* set = buf + uint64_t(t % a.sets) * set_elems(a.len);
-    const uint32_t* x = set + bcast_elem(a.len, warp, 0);  // step i: x[i]
-    const uint32_t* r = set + row_elem(a.len, 0, lane);    // step i: r[i * kRowElems]
+    const uint32_t* x = buf + uint64_t(t % a.sets) * set_elems(a.len) + bcast_elem(a.len, warp, 0);  // step i: x[i]
+    const uint32_t* r = buf + uint64_t(t % a.row_sets) * set_elems(a.len) + row_elem(a.len, 0, lane);  // r[i * kRowElems]
 #pragma unroll 1
     for (uint32_t j = 0; j < a.steps; j += kUnroll) {
       const uint32_t i = j & mask;  // len is a multiple of kUnroll: i + u < len
@@ -70,11 +69,15 @@ Plan make_plan(Source source, const DeviceFacts& f, int blocks_per_sm) {
       p.sets = static_cast<uint32_t>(std::max<uint64_t>(1, f.l2_bytes / 4 / (p.set_elems() * 4)));
       p.tiles = 4 * p.blocks;
       break;
-    case Source::hbm: {  // every tile its own set: at least 4x L2 and 4 tiles per block
+    case Source::hbm:    // every tile its own set: at least 4x L2 and 4 tiles per block
+    case Source::split: {  // the same for the broadcast streams alone; the rows of l2's few sets
       p.len = p.steps = kStream;
-      const uint64_t need = (4 * uint64_t(f.l2_bytes) + p.set_elems() * 4 - 1) / (p.set_elems() * 4);
+      const uint64_t streamed = (source == Source::hbm ? p.set_elems() : bcast_elem(p.len, Plan::warps(), 0)) * 4;
+      const uint64_t need = (4 * uint64_t(f.l2_bytes) + streamed - 1) / streamed;
       const uint64_t waves = std::max<uint64_t>(4, (need + p.blocks - 1) / p.blocks);
       p.tiles = p.sets = static_cast<uint32_t>(waves * p.blocks);
+      if (source == Source::split)
+        p.row_sets = static_cast<uint32_t>(std::max<uint64_t>(1, f.l2_bytes / 4 / (p.set_elems() * 4)));
       break;
     }
   }
@@ -94,28 +97,31 @@ void launch(const Plan& p, const uint32_t* buf, uint32_t* checksum, cudaStream_t
     return true;
   }();
   (void)configured;
-  mix_kernel<<<p.blocks, kThreads, 0, s>>>(buf, Args{p.tiles, p.sets, p.len, p.steps}, checksum);
+  mix_kernel<<<p.blocks, kThreads, 0, s>>>(buf, Args{p.tiles, p.sets, p.row_set_count(), p.len, p.steps}, checksum);
   CUDA_CHECK_LAUNCH("load_mix::mix_kernel");
 }
 
 uint32_t expected_checksum(const Plan& p) {
-  // One tile of set s sums, over its steps, 32 lanes x each warp's broadcast value and every lane's row value.
-  auto tile_sum = [&](uint64_t s) {
-    const uint64_t base = s * p.set_elems();
+  // Over one tile's steps: 32 lanes x each warp's broadcast value of set s, and every warp x each row value.
+  auto bcast_sum = [&](uint64_t s) {
     uint32_t sum = 0;
-    for (uint32_t j = 0; j < p.steps; ++j) {
-      const uint32_t i = j & (p.len - 1);
-      for (uint32_t w = 0; w < uint32_t(Plan::warps()); ++w) sum += 32u * coalescing::element_value(base + bcast_elem(p.len, w, i));
-      for (uint32_t l = 0; l < uint32_t(kRowElems); ++l)  // every warp of the block reads the row
-        sum += uint32_t(Plan::warps()) * coalescing::element_value(base + row_elem(p.len, i, l));
-    }
+    for (uint32_t j = 0; j < p.steps; ++j)
+      for (uint32_t w = 0; w < uint32_t(Plan::warps()); ++w)
+        sum += 32u * coalescing::element_value(s * p.set_elems() + bcast_elem(p.len, w, j & (p.len - 1)));
     return sum;
   };
+  auto row_sum = [&](uint64_t s) {
+    uint32_t sum = 0;
+    for (uint32_t j = 0; j < p.steps; ++j)
+      for (uint32_t l = 0; l < uint32_t(kRowElems); ++l)
+        sum += uint32_t(Plan::warps()) * coalescing::element_value(s * p.set_elems() + row_elem(p.len, j & (p.len - 1), l));
+    return sum;
+  };
+  // The tiles t with t % n == s.
+  auto uses = [&](uint32_t s, uint32_t n) { return p.tiles / n + (s < p.tiles % n ? 1u : 0u); };
   uint32_t total = 0;
-  for (uint32_t s = 0; s < p.sets && s < p.tiles; ++s) {
-    const uint32_t uses = p.tiles / p.sets + (s < p.tiles % p.sets ? 1u : 0u);  // tiles t with t % sets == s
-    total += uses * tile_sum(s);
-  }
+  for (uint32_t s = 0; s < p.sets && s < p.tiles; ++s) total += uses(s, p.sets) * bcast_sum(s);
+  for (uint32_t s = 0; s < p.row_set_count() && s < p.tiles; ++s) total += uses(s, p.row_set_count()) * row_sum(s);
   return total;
 }
 

@@ -156,15 +156,19 @@ TEST(CoalescingPlan, RejectsBadInput) {
 }  // namespace
 
 // The load mix (micro/load_mix.cuh): a small plan of each kind (sets shared by tiles, one per tile, a walk
-// that wraps its streams), a grid that takes several tiles per block, checksum against the host.
+// that wraps its streams, rows from fewer sets), a grid that takes several tiles per block, checksum against the host.
 TEST(LoadMix, ChecksumMatchesHost) {
   REQUIRE_GPU();
   using namespace mh::load_mix;
-  for (const auto& [sets, tiles, len, steps] : {std::array<uint32_t, 4>{3, 7, 64, 64}, {5, 5, 16, 128}, {9, 9, 256, 256}}) {
-    SCOPED_TRACE(testing::Message() << sets << " sets, " << tiles << " tiles, len " << len << ", " << steps << " steps");
+  // The last: split's layout, the rows of fewer sets than the broadcast streams (row_sets 0: as many).
+  for (const auto& [sets, tiles, len, steps, row_sets] : {std::array<uint32_t, 5>{3, 7, 64, 64, 0}, {5, 5, 16, 128, 0},
+                                                          {9, 9, 256, 256, 0}, {9, 9, 64, 128, 2}}) {
+    SCOPED_TRACE(testing::Message() << sets << " sets, " << tiles << " tiles, len " << len << ", " << steps << " steps, "
+                                    << row_sets << " row sets");
     mh::load_mix::Plan p;
     p.blocks = 2;
     p.sets = sets;
+    p.row_sets = row_sets;
     p.tiles = tiles;
     p.len = len;
     p.steps = steps;

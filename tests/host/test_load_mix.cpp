@@ -41,13 +41,27 @@ TEST(LoadMixPlan, HbmSetsExceedFourL2AndAreNotReused) {
   EXPECT_EQ(p.requests_per_launch(), 2ull * 32 * p.steps * p.tiles);
 }
 
+TEST(LoadMixPlan, SplitStreamsBroadcastsFromHbmAndSharesL2Rows) {
+  const mh::DeviceFacts f = h200();
+  const Plan p = make_plan(Source::split, f, 2), l2 = make_plan(Source::l2, f, 2);
+  EXPECT_EQ(p.tiles, p.sets);  // every tile its own broadcast streams ...
+  EXPECT_EQ(p.tiles % p.blocks, 0u);
+  EXPECT_GE(uint64_t(p.sets) * bcast_elem(p.len, Plan::warps(), 0) * 4, 4 * f.l2_bytes);  // ... 4x L2 of them
+  EXPECT_EQ(p.row_set_count(), l2.sets);  // the rows: l2's sets, read by many tiles
+  EXPECT_LE(uint64_t(p.row_sets) * p.set_elems() * 4, f.l2_bytes / 4);
+  EXPECT_GT(p.tiles, 8 * p.row_sets);
+  EXPECT_EQ(make_plan(Source::hbm, f, 2).row_set_count(), make_plan(Source::hbm, f, 2).sets);  // others: rows and streams alike
+  EXPECT_STREQ(source_name(Source::split), "split");
+  EXPECT_TRUE(from_hbm(Source::split) && from_hbm(Source::hbm) && !from_hbm(Source::l2) && !from_hbm(Source::l1));
+}
+
 TEST(LoadMixPlan, NoBlockIsOneClearError) { EXPECT_THROW(make_plan(Source::l1, h200(), 0), std::invalid_argument); }
 
 }  // namespace
 
 TEST(LoadMixPlan, SectorsPerRequestIsTheMeanOfABroadcastAndARow) { EXPECT_EQ(Plan::sectors_per_request(), 2.5); }
 
-// The coalescing family's plan for the H200's facts: the three mixes launch load_mix::kThreads-thread blocks, as
+// The coalescing family's plan for the H200's facts: the four mixes launch load_mix::kThreads-thread blocks, as
 // many as are resident (2 per SM), and predict 2.5 sectors per request.
 class Recorder final : public mh::Planner {
  public:
@@ -68,7 +82,7 @@ TEST(LoadMixPlan, FamilyLaunchesResidentBlocksOfTheKernelsSize) {
   Recorder r(f);
   for (const mh::Family& fam : mh::families())
     if (std::string(fam.name) == "coalescing") fam.plan(r);
-  for (const char* src : {"l1", "l2", "hbm"}) {
+  for (const char* src : {"l1", "l2", "hbm", "split"}) {
     const std::string name = std::string("coalescing/mix/bcast_row/") + src;
     ASSERT_EQ(r.added.count(name), 1u) << name;
     const mh::Launch& l = r.added.at(name);
