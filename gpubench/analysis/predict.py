@@ -13,9 +13,13 @@ kernels it predicts (docs/families/issue.md, "The time model").
   L1TEX  P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free) + L1, the global
          loads' L1 bound of gpubench/analysis/bounds.py: shared and global accesses go through one L1TEX unit;
          a kernel that loads its operands straight from global memory (no shared loads or stores: naive,
-         coalesced) has its load requests charged at the rate of such a load mix whose L1 misses come from the
-         operands' level (coalescing/mix/bcast_row/l2 or /hbm, the level rule of `exposed` below), not at the
-         L1-resident rate: its misses hold the L1TEX pipe, a tiled kernel's few loads do not bind it. Runs
+         coalesced) has its load requests charged at the rate of such a load mix whose L1 misses come from
+         the level that serves them, not at the L1-resident rate: its misses hold the L1TEX pipe, a tiled
+         kernel's few loads do not bind it. Per request, additively: each operand's requests at the mix of its
+         own level, model_ld_requests_dram (the operands whose misses DRAM serves by the L2 reuse rule of
+         model/gemm_model.hpp tile_reuse) x 1 / coalescing/mix/bcast_row/hbm + the rest x 1 / .../l2
+         (coalescing/mix/bcast_row/split measures the rule: split_check). A model.json from before that
+         count charges every request at the operands' level (the level rule of `exposed` below). Runs
          without those benchmarks fall back to the L1-resident rate (the rule before them; stderr says so);
   core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
          L1TEX instruction: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap,
@@ -59,6 +63,10 @@ COUNTS = ("model_ffma_warp", "model_lds_inst", "model_sts_inst", "model_ld_reque
 LATENCY_BENCH = "latency/chase/ws:*/stride:128 (its L2 and DRAM plateaus)"
 # The load mix of kernels without shared-memory tiles, by the level their L1 misses come from (micro/load_mix.cuh).
 DIRECT_BENCH = {"L2": "coalescing/mix/bcast_row/l2", "DRAM": "coalescing/mix/bcast_row/hbm"}
+# Both levels at once: broadcasts from HBM, rows from L2 (kernel 2's A and B at 4096^3).
+SPLIT_BENCH = "coalescing/mix/bcast_row/split"
+# The load requests whose L1 misses DRAM serves (model/gemm_model.hpp tile_reuse; absent before it).
+DRAM_REQUESTS = "model_ld_requests_dram"
 DIRECT_FALLBACK = ("the L1TEX requests of kernels without shared-memory tiles are charged at the L1-resident rate "
                    "(the run lacks {})")
 EXPOSED = "load latency"
@@ -156,13 +164,43 @@ def direct_loads(rec):
     return rec.get("model_lds_inst") == 0 and rec.get("model_sts_inst") == 0
 
 
+def direct_requests(rec, u):
+    """{level: load requests whose L1 misses that level serves} of a kernel that loads straight from global
+    memory: model_ld_requests_dram at "DRAM", the rest at "L2"; all at operand_level without that count."""
+    total = rec.get("model_ld_requests")
+    if not rec.has(DRAM_REQUESTS):
+        return {operand_level(rec, u): total}
+    dram = rec.get(DRAM_REQUESTS)
+    return {lv: n for lv, n in (("L2", total - dram), ("DRAM", dram)) if n > 0}
+
+
+def request_seconds(requests, s):
+    """The additive rule: every request at the per-request time of its own level's mix (s: {level: seconds})."""
+    return sum(n * s[lv] for lv, n in requests.items())
+
+
 def memory_units(rec, u):
     """The memory unit costs for rec: bounds.unit_costs' (u["memory"]), with the L1TEX request rate of the load
-    mix at the operands' level for a kernel that loads straight from global memory (when the run measured it)."""
-    s = u.get("direct_request_s", {}).get(operand_level(rec, u))
-    if not direct_loads(rec) or not s:
+    mixes of its levels (request_seconds) for a kernel that loads straight from global memory (when the run
+    measured them)."""
+    if not direct_loads(rec):
         return u["memory"]
-    return {**u["memory"], "l1_requests_per_s": 1 / s}
+    s, requests = u.get("direct_request_s", {}), direct_requests(rec, u)
+    if not requests or any(lv not in s for lv in requests):
+        return u["memory"]
+    return {**u["memory"], "l1_requests_per_s": rec.get("model_ld_requests") / request_seconds(requests, s)}
+
+
+def split_check(suite):
+    """(measured, predicted) requests per second of coalescing/mix/bcast_row/split (broadcasts from HBM, rows
+    from L2, one of each per warp step), predicted from the l2 and hbm mixes by the additive rule; None when
+    the run lacks one of the three."""
+    measured = suite.value(SPLIT_BENCH, "requests_per_second")
+    u = {"direct_request_s": {lv: 1 / r for lv, name in DIRECT_BENCH.items()
+                              if (r := suite.value(name, "requests_per_second"))}}
+    if not measured or len(u["direct_request_s"]) < 2:
+        return None
+    return measured, 2 / request_seconds({"L2": 1, "DRAM": 1}, u["direct_request_s"])
 
 
 def mix_for(mixes, ratio, warps):
@@ -268,8 +306,10 @@ def direct_fallbacks(suite, u):
     out = {}
     for r in suite.ok("gemm"):
         if r.fields.get("kernel") in bounds.KERNELS and r.has("model_lds_inst") and r.has("model_dram_bytes") \
-                and direct_loads(r) and operand_level(r, u) not in u["direct_request_s"]:
-            out[operand_level(r, u)] = out.get(operand_level(r, u), 0) + 1
+                and direct_loads(r):
+            for lv in direct_requests(r, u):
+                if lv not in u["direct_request_s"]:
+                    out[lv] = out.get(lv, 0) + 1
     return out
 
 
@@ -318,6 +358,10 @@ def main(argv=None):
         print(note, file=sys.stderr)
     if (note := tc_fallback_note(suite, rows)):
         print(note, file=sys.stderr)
+    if (check := split_check(suite)):
+        print(f"predict: {SPLIT_BENCH}: measured {check[0] / 1e9:.1f} G requests/s, the additive rule from "
+              f"{DIRECT_BENCH['L2']} and {DIRECT_BENCH['DRAM']} predicts {check[1] / 1e9:.1f} "
+              f"(time predicted / measured {check[0] / check[1]:.3f})", file=sys.stderr)
     suite_json.write_text(out, json.dumps(rows, indent=1, sort_keys=True) + "\n", "predict")
     return 0
 

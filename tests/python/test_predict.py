@@ -253,6 +253,40 @@ def test_direct_loads_take_the_load_mix_rate_of_their_operands_level():
     assert binding == predict.L1 and t == pytest.approx(1500e-12 + 0.5 * 1303e-12)
 
 
+def test_direct_loads_charge_each_request_at_its_own_level():
+    """With the model's DRAM requests (model/gemm_model.hpp tile_reuse), the additive rule: 100 of the 300 at
+    DRAM's 5 ps, 200 at L2's 3 ps: 1100 ps, whatever the operands' total size says; none at DRAM: 900 ps even
+    with the operands beyond L2; all: 1500 ps. (A mean of the two rates would give 300 / (2/3 x 1/3 + 1/3 x
+    1/5) ps = 1046 ps for the first.)"""
+    _, _, parts = predict.predict(direct(model_ld_requests_dram=100), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(1100e-12)
+    _, _, parts = predict.predict(direct(model_ld_requests_dram=100, model_dram_bytes=2e6), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(1100e-12)
+    _, _, parts = predict.predict(direct(model_ld_requests_dram=0, model_dram_bytes=2e6), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(900e-12)
+    _, _, parts = predict.predict(direct(model_ld_requests_dram=300), direct_units(), 132)
+    assert parts[predict.L1] == pytest.approx(1500e-12)
+
+
+def test_direct_requests_by_level():
+    """The split predict charges: DRAM's count and the rest at L2, empty levels left out; without the count, every
+    request at the operands' level (5e5 B <= 1 MB of L2: L2; 2e6: DRAM)."""
+    u = direct_units()
+    assert predict.direct_requests(direct(model_ld_requests_dram=100), u) == {"L2": 200, "DRAM": 100}
+    assert predict.direct_requests(direct(model_ld_requests_dram=0), u) == {"L2": 300}
+    assert predict.direct_requests(direct(model_ld_requests_dram=300), u) == {"DRAM": 300}
+    assert predict.direct_requests(direct(), u) == {"L2": 300}
+    assert predict.direct_requests(direct(model_dram_bytes=2e6), u) == {"DRAM": 300}
+
+
+def test_split_levels_need_both_mixes():
+    """Requests at both levels and only the L2 mix measured: the L1-resident rate (1 ps a request)."""
+    u = direct_units()
+    u["direct_request_s"] = {"L2": 3e-12}
+    _, _, parts = predict.predict(direct(model_ld_requests_dram=100), u, 132)
+    assert parts[predict.L1] == pytest.approx(300e-12)
+
+
 def test_tiled_kernels_keep_the_l1_resident_rate():
     """A kernel with shared loads (the default one) is charged 1 ps a request, the load mix or not."""
     _, _, parts = predict.predict(kernel(model_ld_lines=20, model_dram_bytes=2e6), direct_units(), 132)
@@ -310,17 +344,59 @@ def test_load_mix_read_by_name_and_fallback_noted(make_json, tmp_path, capsys):
     assert "coalescing/mix/bcast_row/hbm (6 GEMM benchmarks)" in err and "bcast_row/l2" not in err
 
 
-def test_final_run_fp32_ladder_bands():
-    """The session's last full H200 run (results/h200/20261202T154742Z, with coalescing/mix): at 4096^3 every
-    ladder kernel but coalesced within 0.85-1.15 (coalesced 1.17: the load-mix micro's rate now predicts it
-    slightly slow, docs/families/issue.md); at 1024^3 and 2048^3 all within 0.75-1.25."""
+def test_split_check_predicts_the_split_mix(make_json):
+    """coalescing/mix/bcast_row/split against the additive rule: l2 2e11 and hbm 1e11 requests/s, a broadcast and a
+    row each: 2 / (5 ps + 10 ps) = 1.333e11 /s; without the split benchmark, None."""
+    from gpubench.suite_json import load
+    path = with_load_mix(with_issue_family(make_json()), {"l2": 2e11, "hbm": 1e11, "split": 1.25e11})
+    measured, predicted = predict.split_check(load(path))
+    assert measured == pytest.approx(1.25e11) and predicted == pytest.approx(2e11 / 1.5)
+    assert predict.split_check(load(with_load_mix(with_issue_family(make_json()), {"l2": 2e11, "hbm": 1e11}))) is None
+
+
+FINAL_RUN = "20261202T154742Z"  # the session's last full H200 run, with coalescing/mix
+# Its model.json predates model_ld_requests_dram and model_dram_bytes_reuse: this file holds them, written by
+# `build/gpubench --plan-for harness/devices/h200.json --model_out FILE` (the FP32 ladder's GEMM entries, those two
+# counters only), and final_run_rows puts them beside a copy of the run.
+REUSE_FIXTURE = "reuse_model_h200.json"
+
+
+def final_run_rows(tmp_path, with_reuse):
+    import shutil
+    from pathlib import Path
     from gpubench import suite_json
-    from gpubench.analysis.bounds import KERNELS
     from tests.python.conftest import RESULTS_DIR
-    rows, _ = predict.predictions(suite_json.load(RESULTS_DIR / "h200" / "20261202T154742Z" / "benchmarks.json.gz"))
+    run = RESULTS_DIR / "h200" / FINAL_RUN
+    shutil.copy(run / "benchmarks.json.gz", tmp_path)
+    model = json.loads((run / "model.json").read_text())
+    if with_reuse:
+        for name, counts in json.loads((Path(__file__).parent / "data" / REUSE_FIXTURE).read_text()).items():
+            model[name].update(counts)
+    (tmp_path / "model.json").write_text(json.dumps(model))
+    rows, _ = predict.predictions(suite_json.load(tmp_path / "benchmarks.json.gz"))
+    return lambda k, m, n=None, kk=None: (lambda r: r["predicted_s"] / r["measured_s"])(
+        rows[f"gemm/{k}/m:{m}/n:{n or m}/k:{kk or m}"])
+
+
+def test_final_run_fp32_ladder_bands(tmp_path):
+    """The final run with the L2 reuse counts: at 4096^3 every ladder kernel within 0.85-1.15, at 1024^3 and
+    2048^3 within 0.75-1.25. Coalesced, its A from DRAM and B from L2 (docs/families/issue.md): 1.05 at 4096^3,
+    1.09 at 4092^3, 1.03 at 4096^2 x 1024 (everything in L2); naive's lines bind it, unchanged at 1.10."""
+    from gpubench.analysis.bounds import KERNELS
+    ratio = final_run_rows(tmp_path, with_reuse=True)
     fp32 = [k for k in KERNELS if k != "cublas"]
-    ratio = lambda k, n: rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"]["predicted_s"] / rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"]["measured_s"]
-    assert {k for k in fp32 if not 0.85 <= ratio(k, 4096) <= 1.15} == {"coalesced"}
-    assert 1.15 < ratio("coalesced", 4096) < 1.2
+    assert {k for k in fp32 if not 0.85 <= ratio(k, 4096) <= 1.15} == set()
     for n in (1024, 2048):
         assert all(0.75 <= ratio(k, n) <= 1.25 for k in fp32), n
+    assert 1.02 < ratio("coalesced", 4096) < 1.07
+    assert 1.06 < ratio("coalesced", 4092) < 1.12
+    assert 1.01 < ratio("coalesced", 4096, 4096, 1024) < 1.06
+    assert 1.07 < ratio("naive", 4096) < 1.12
+
+
+def test_final_run_without_reuse_counts_keeps_the_operand_level_rule(tmp_path):
+    """The committed model.json alone: every request of coalesced at the operands' level (DRAM beyond L2):
+    1.17 at 4096^3, 1.30 at 4096^2 x 1024, the miss the reuse rule removes."""
+    ratio = final_run_rows(tmp_path, with_reuse=False)
+    assert 1.15 < ratio("coalesced", 4096) < 1.2
+    assert 1.25 < ratio("coalesced", 4096, 4096, 1024) < 1.35
