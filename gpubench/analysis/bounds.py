@@ -86,8 +86,9 @@ def bounds(rec, units, sm_count):
                                           c("model_ld_lines") / units[lines_key])
     if "l2_bytes_per_s" in units:
         out["L2"] = c("model_l2_read_sectors") * 32 / units["l2_bytes_per_s"]
-    if "hbm_bytes_per_s" in units:
-        out["HBM"] = c("model_dram_bytes") / units["hbm_bytes_per_s"]
+    if "hbm_bytes_per_s" in units:  # with the L2 reuse rule's bytes where the model.json has them
+        dram = c("model_dram_bytes_reuse") if rec.has("model_dram_bytes_reuse") else c("model_dram_bytes")
+        out["HBM"] = dram / units["hbm_bytes_per_s"]
     if "smem_wavefronts_per_s" in units:
         out["shared memory"] = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) / units["smem_wavefronts_per_s"]
     if "barrier_s" in units and sm_count:

@@ -400,3 +400,10 @@ def test_final_run_without_reuse_counts_keeps_the_operand_level_rule(tmp_path):
     ratio = final_run_rows(tmp_path, with_reuse=False)
     assert 1.15 < ratio("coalesced", 4096) < 1.2
     assert 1.25 < ratio("coalesced", 4096, 4096, 1024) < 1.35
+
+
+def test_hbm_bound_takes_the_reuse_bytes_where_the_model_has_them():
+    """bounds.py's HBM: model_dram_bytes_reuse (2e6 B at 1e15 B/s: 2 ns) over the compulsory 5e5 B when present."""
+    from gpubench.analysis import bounds
+    assert bounds.bounds(kernel(), {"hbm_bytes_per_s": 1e15}, 132)["HBM"] == pytest.approx(5e-10)
+    assert bounds.bounds(kernel(model_dram_bytes_reuse=2e6), {"hbm_bytes_per_s": 1e15}, 132)["HBM"] == pytest.approx(2e-9)
