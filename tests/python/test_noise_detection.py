@@ -166,3 +166,22 @@ def test_real_regressions_against_another_gpu(variant):
             (change, verdict, verdict_low), name
     for rows in (default, low):
         assert all(b["verdict"] in ("same", "ambiguous") for n, b in rows.items() if not n.startswith(f"gemm/{kernel}/"))
+
+
+# --- the chasing SM: bf9e0690 on a third GPU (GPU-01fcc1ba, 191809Z); --sm-placement (docs/regression-tracking.md,
+# "The chasing SM") --------------------------------------------------------------------------------------------------
+
+THIRD_GPU_RUN = run_file(H200 / "20261202T191809Z")
+THREE_GPUS = OTHER_GPU_RUNS + (NEW_GPU_RUN, THIRD_GPU_RUN)
+# (flagged, pairs that would exit 1, median threshold) over the 10 ordered pairs of different GPUs, the committed
+# profile, the measured floor 3 %: without and with the SM placement term.
+PLACEMENT = {"without": (547, 9, 0.03), "with": (33, 8, 0.0421)}
+
+
+def test_sm_placement_removes_the_chase_flags_between_three_gpus():
+    """With the per-SM L2 latency spread the runs measure added to the chases' ranges, the flags between the
+    three GPUs fall from 547 (525 of them latency) to 33, none a chase at L2 (the median stays above 3 %: the
+    committed profile lacks the benchmarks added since its code, which keep the 5 % floor)."""
+    got = {k: across(THREE_GPUS, "--pairs", "cross-gpu", "--measured-floor", "0.03", *(("--sm-placement",) if k == "with" else ()))
+           for k in PLACEMENT}
+    assert got == PLACEMENT
