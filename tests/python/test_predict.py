@@ -407,3 +407,21 @@ def test_hbm_bound_takes_the_reuse_bytes_where_the_model_has_them():
     from gpubench.analysis import bounds
     assert bounds.bounds(kernel(), {"hbm_bytes_per_s": 1e15}, 132)["HBM"] == pytest.approx(5e-10)
     assert bounds.bounds(kernel(model_dram_bytes_reuse=2e6), {"hbm_bytes_per_s": 1e15}, 132)["HBM"] == pytest.approx(2e-9)
+
+
+NEWEST_RUN = "20261202T201546Z"  # `./run_all.sh --ncu` of the L2 reuse rule's code (model.json with its counts)
+
+
+def test_newest_run_fp32_ladder_bands():
+    """The committed --ncu run of the reuse rule's code, its own model.json: every ladder kernel within 0.85-1.15 at
+    4096^3 and 0.75-1.25 at 1024^3 and 2048^3 (issue 28's targets); coalesced 1.05 at 4096^3 and 1.10 at 4092^3."""
+    from gpubench import suite_json
+    from gpubench.analysis.bounds import KERNELS
+    from tests.python.conftest import RESULTS_DIR
+    rows, _ = predict.predictions(suite_json.load(RESULTS_DIR / "h200" / NEWEST_RUN / "benchmarks.json.gz"))
+    ratio = lambda k, n, kk=None: (lambda r: r["predicted_s"] / r["measured_s"])(rows[f"gemm/{k}/m:{n}/n:{n}/k:{kk or n}"])
+    fp32 = [k for k in KERNELS if k != "cublas"]
+    assert {k for k in fp32 if not 0.85 <= ratio(k, 4096) <= 1.15} == set()
+    for n in (1024, 2048):
+        assert all(0.75 <= ratio(k, n) <= 1.25 for k in fp32), n
+    assert 1.02 < ratio("coalesced", 4096) < 1.08 and 1.07 < ratio("coalesced", 4092) < 1.13
