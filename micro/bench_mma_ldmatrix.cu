@@ -17,18 +17,32 @@ using namespace mh::tensor::mix;
 constexpr double kTargetClocks = 1 << 21;  // per launch: ~1 ms at 2 GHz
 constexpr int kWarpsPerBlock = kThreads / 32;
 
+// Whether the occupancy API puts exactly the wanted blocks on an SM; skips the benchmark with the reason if not.
+bool resident_as_planned(benchmark::State& st, int resident, int want) {
+  if (resident == want) return true;
+  skip_benchmark(st, "occupancy API: " + std::to_string(resident) + " blocks per SM fit, the benchmark needs exactly " +
+                         std::to_string(want));
+  return false;
+}
+
+// The launch's median SM clock (MHz) from the blocks' clock spans, with the residency counters every kind reports.
+double record_clock(benchmark::State& st, const DeviceBuffer<ClockSpan>& spans, int warps_per_sm, int blocks_per_sm) {
+  const std::vector<ClockSpan> sp = spans.download();
+  const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
+  st.counters["sm_clock_mhz"] = value(mhz);
+  st.counters["warps_per_sm"] = value(warps_per_sm);
+  st.counters["blocks_per_sm"] = value(blocks_per_sm);
+  return mhz;
+}
+
 void run(benchmark::State& st, Kind k, int warps_per_sm, size_t smem) {
   if (const std::string why = compiled_out(k); !why.empty()) {
     skip_benchmark(st, why);
     return;
   }
   const DeviceFacts& f = current_device_facts();
-  const int want = warps_per_sm / kWarpsPerBlock, resident = residency(k, smem).blocks_per_sm;
-  if (resident != want) {
-    skip_benchmark(st, "occupancy API: " + std::to_string(resident) + " blocks per SM fit, the benchmark needs exactly " +
-                           std::to_string(want));
-    return;
-  }
+  const int want = warps_per_sm / kWarpsPerBlock;
+  if (!resident_as_planned(st, residency(k, smem).blocks_per_sm, want)) return;
   const int blocks = want * f.sm_count, trips = trips_for(warps_per_sm, kTargetClocks);
   DeviceBuffer<unsigned long long> sums(static_cast<size_t>(blocks) * kThreads);
   DeviceBuffer<ClockSpan> spans(blocks);
@@ -37,11 +51,7 @@ void run(benchmark::State& st, Kind k, int warps_per_sm, size_t smem) {
     st.SkipWithError(err.c_str());
     return;
   }
-  const std::vector<ClockSpan> sp = spans.download();
-  const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
-  st.counters["sm_clock_mhz"] = value(mhz);
-  st.counters["warps_per_sm"] = value(warps_per_sm);
-  st.counters["blocks_per_sm"] = value(want);
+  const double mhz = record_clock(st, spans, warps_per_sm, want);
   if (sec <= 0 || mhz <= 0) return;  // under the profiler
   const double steps = double(trips) * kStepsPerTrip;  // per warp
   const double cycles = sec * mhz * 1e6 / steps;        // SM clocks in which every resident warp runs one k16 step
@@ -87,12 +97,8 @@ void run_copy(benchmark::State& st, CopyKind k, int stages, int warps_per_sm, si
     return;
   }
   const DeviceFacts& f = current_device_facts();
-  const int want = warps_per_sm / kWarpsPerBlock, resident = residency(k, stages, smem).blocks_per_sm;
-  if (resident != want) {
-    skip_benchmark(st, "occupancy API: " + std::to_string(resident) + " blocks per SM fit, the benchmark needs exactly " +
-                           std::to_string(want));
-    return;
-  }
+  const int want = warps_per_sm / kWarpsPerBlock;
+  if (!resident_as_planned(st, residency(k, stages, smem).blocks_per_sm, want)) return;
   const int blocks = want * f.sm_count, trips = trips_for(warps_per_sm, kTargetClocks);
   const DeviceBuffer<uint16_t> a(host_set(false)), b(host_set(true));
   DeviceBuffer<unsigned long long> sums(static_cast<size_t>(blocks) * kThreads);
@@ -103,11 +109,7 @@ void run_copy(benchmark::State& st, CopyKind k, int stages, int warps_per_sm, si
     st.SkipWithError(err.c_str());
     return;
   }
-  const std::vector<ClockSpan> sp = spans.download();
-  const double mhz = median_mhz(sp.data(), static_cast<int>(sp.size()));
-  st.counters["sm_clock_mhz"] = value(mhz);
-  st.counters["warps_per_sm"] = value(warps_per_sm);
-  st.counters["blocks_per_sm"] = value(want);
+  const double mhz = record_clock(st, spans, warps_per_sm, want);
   st.counters["stages"] = value(stages);
   if (sec <= 0 || mhz <= 0) return;  // under the profiler
   const double cycles = sec * mhz * 1e6 / (double(trips) * kStepsPerTrip);  // as run(): every resident warp one step
