@@ -62,6 +62,18 @@ void run(benchmark::State& st, Kind k, int warps_per_sm, size_t smem) {
   st.counters["flops_per_clock_per_sm"] = value(mma * warps_per_sm * 2.0 * 16 * 8 * 16 / cycles);
 }
 
+// The launch of one wave at blocks_per_sm (the planner's view): the kernels' 256-thread blocks, their register cap.
+Launch wave(const DeviceFacts& f, int blocks_per_sm, size_t smem, size_t extra_bytes) {
+  Launch l;
+  l.threads = kThreads;
+  l.blocks_per_sm = blocks_per_sm;
+  l.blocks = static_cast<long long>(f.sm_count) * blocks_per_sm;
+  l.smem_per_block = smem;
+  l.regs_per_thread = 128;  // __launch_bounds__(256, 2)
+  l.device_bytes = extra_bytes + static_cast<size_t>(l.blocks) * (kThreads * sizeof(unsigned long long) + sizeof(ClockSpan));
+  return l;
+}
+
 void add(Planner& p, Kind k, int warps_per_sm) {
   const DeviceFacts& f = p.facts();
   const std::string name = std::string("tensor/mma_ldmatrix/bf16/ops:") + kind_name(k) + "/warps:" + std::to_string(warps_per_sm);
@@ -76,13 +88,7 @@ void add(Planner& p, Kind k, int warps_per_sm) {
                      " bytes of the two tiles");
     return;
   }
-  Launch l;
-  l.threads = kThreads;
-  l.blocks_per_sm = blocks_per_sm;
-  l.blocks = static_cast<long long>(f.sm_count) * blocks_per_sm;
-  l.smem_per_block = smem;
-  l.regs_per_thread = 128;  // __launch_bounds__(256, 2)
-  l.device_bytes = static_cast<size_t>(l.blocks) * (kThreads * sizeof(unsigned long long) + sizeof(ClockSpan));
+  Launch l = wave(f, blocks_per_sm, smem, 0);
   l.note = "one wave; " + std::to_string(trips_for(warps_per_sm, kTargetClocks)) + " trips of " + std::to_string(kStepsPerTrip) +
            " k16 steps per warp (" + std::to_string(kLdsmPerStep) + " ldmatrix.x4 + " + std::to_string(kMmaPerStep) +
            " mma.sync per step in the mix)";
@@ -135,13 +141,7 @@ void add_copy(Planner& p, CopyKind k, int stages, int warps_per_sm) {
   }
   const int blocks_per_sm = warps_per_sm / kWarpsPerBlock;
   const size_t smem = std::max(ring_bytes(stages), pinning_smem(f, blocks_per_sm));  // the kernel's ring, pinned
-  Launch l;
-  l.threads = kThreads;
-  l.blocks_per_sm = blocks_per_sm;
-  l.blocks = static_cast<long long>(f.sm_count) * blocks_per_sm;
-  l.smem_per_block = smem;
-  l.regs_per_thread = 128;  // __launch_bounds__(256, 2)
-  l.device_bytes = kSetBytes + static_cast<size_t>(l.blocks) * (kThreads * sizeof(unsigned long long) + sizeof(ClockSpan));
+  Launch l = wave(f, blocks_per_sm, smem, kSetBytes);
   l.note = "one wave; " + std::to_string(trips_for(warps_per_sm, kTargetClocks)) + " trips, each one " +
            std::to_string(mh::gemm::tc::kStageBytes / 1024) + " KiB block tile by cp.async through " + std::to_string(stages) +
            " stage(s)" + (k == CopyKind::mix_copy ? " and its mma_block_tile" : "") + "; a 4 MiB L2-resident set";
