@@ -118,10 +118,7 @@ def nearest_warps(measured, warps):
 def overlap(trip_s, issue_s, shared_s):
     """phi of a measured mix: 0 when its time is the larger of its issue and shared-pipe times (they overlap),
     1 when it is their sum (they take turns), clamped to [0, 1]."""
-    lo, hi = min(issue_s, shared_s), max(issue_s, shared_s)
-    if lo <= 0:
-        return 0.0
-    return min(1.0, max(0.0, (trip_s - hi) / lo))
+    return tc_predict.added_share(trip_s, issue_s, shared_s)
 
 
 def core_time(issue_s, shared_s, phi):

@@ -115,17 +115,30 @@ def nearest(measured, warps):
     return min(sorted(measured), key=lambda w: abs(math.log(w / warps)))
 
 
+def added_share(together, a, b):
+    """How much of the shorter of two times (a, b) running them together (together) adds to the longer one's,
+    clamped to [0, 1]: 0 when they overlap wholly, 1 when their times add (0 when the shorter is 0). The one form
+    of every overlap factor of both time models (gpubench/analysis/predict.py's phi too)."""
+    lo, hi = min(a, b), max(a, b)
+    if lo <= 0:
+        return 0.0
+    return min(1.0, max(0.0, (together - hi) / lo))
+
+
+def resident_warps(rec):
+    """The warps a kernel keeps resident on an SM (at least one block's): the micros' W to match."""
+    return rec.get("model_threads_per_block") / 32 * max(1.0, rec.get("model_blocks_per_sm"))
+
+
 def overlap(c):
     """phi of one warps' {kind: cycles}: how much of the shorter pipe's time the mix adds to the longer one's."""
-    lo, hi = sorted((c["ldmatrix"], c["mma"]))
-    return min(1.0, max(0.0, (c["mix"] - hi) / lo))
+    return added_share(c["mix"], c["ldmatrix"], c["mma"])
 
 
 def copy_overlap(mix, copy):
     """phi_copy of one (stages, warps): the mix kind's compute alone (T_mix), the copy loop alone (T_copy), both in
     the kernels' loop (T_mix_copy): how much of the shorter one's time the loop adds to the longer one's."""
-    lo, hi = sorted((mix, copy["copy"]))
-    return min(1.0, max(0.0, (copy["mix_copy"] - hi) / lo))
+    return added_share(copy["mix_copy"], mix, copy["copy"])
 
 
 def copy_phi(rec, u):
@@ -137,7 +150,7 @@ def copy_phi(rec, u):
     both = {w for w in at_stages if w in u.get("mix_cycles", {})}
     if not both:
         return None
-    w = nearest(both, rec.get("model_threads_per_block") / 32 * max(1.0, rec.get("model_blocks_per_sm")))
+    w = nearest(both, resident_warps(rec))
     return copy_overlap(u["mix_cycles"][w]["mix"], at_stages[w])
 
 
@@ -189,8 +202,7 @@ def tail(waves):
 def mma_sync_compute(rec, t, mix):
     """(compute, phi) of an mma.sync kernel: tensor and shared memory combined by the micro's phi at the kernel's
     resident warps W."""
-    block_warps = rec.get("model_threads_per_block") / 32
-    phi = overlap(mix[nearest(mix, block_warps * max(1.0, rec.get("model_blocks_per_sm")))])
+    phi = overlap(mix[nearest(mix, resident_warps(rec))])
     return combine(t["tensor"], t["shared memory"], phi), phi
 
 
