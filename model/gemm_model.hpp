@@ -450,8 +450,7 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
     for (int64_t k = 0; k < K; ++k) b_l2 += Mt * contiguous_floats(k * N + by * T, cols_in(by)).sectors;
   // Each operand's requests, and where tile_reuse says its misses are served.
   const TileReuse reuse = tile_reuse(M, N, K, l2_bytes);
-  double a_req = 0, b_req = 0;
-  auto serve = [&] {
+  auto serve = [&](double a_req, double b_req) {
     c.ld_requests_dram = (reuse.a_dram ? a_req : 0) + (reuse.b_dram ? b_req : 0);
     c.dram_bytes_reuse = 4.0 * M * N + (reuse.a_dram ? 32 * a_l2 : 4.0 * M * K) + (reuse.b_dram ? 32 * b_l2 : 4.0 * K * N);
   };
@@ -467,25 +466,24 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
       for (int64_t k = 0; k < K; ++k) add_ld(c, strided_floats(bx * T * K + k, K, rows_in(bx)), double(N));
       add_st(c, strided_floats(bx * T * N, N, rows_in(bx)), double(N));
     }
-    a_req = c.ld_requests;
+    const double a_req = c.ld_requests;
     for (int64_t bx = 0; bx < Mt; ++bx) add_ld(c, {1, 1}, double(N) * K);
-    b_req = c.ld_requests - a_req;
     c.warps = double(Mt * Nt) * T;  // warps launched (whole 32x32 blocks)
-    serve();
+    serve(a_req, c.ld_requests - a_req);
     return c;
   }
   if (kernel == GemmKernel::coalesced) {
     // A warp: 32 columns of one row. A[row][k] a broadcast, B[k][col] one row segment.
     c.ffma_warp = double(M) * Nt * K;
     add_ld(c, {1, 1}, double(M) * Nt * K);
-    a_req = c.ld_requests;
+    const double a_req = c.ld_requests;
     for (int64_t by = 0; by < Nt; ++by) {
       for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(M));
       for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
     }
-    b_req = c.ld_requests - a_req;
+    const double b_req = c.ld_requests - a_req;
     c.warps = double(Mt * Nt) * T;
-    serve();
+    serve(a_req, b_req);
     return c;
   }
 
@@ -497,12 +495,11 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
   // Tile loads: warp ly loads row ly of the A tile and row ly of the B tile (predicated per lane).
   for (int64_t x = 0; x < M; ++x)
     for (int64_t t = 0; t < K; t += T) add_ld(c, contiguous_floats(x * K + t, std::min<int64_t>(T, K - t)), double(Nt));
-  a_req = c.ld_requests;
+  const double a_req = c.ld_requests;
   for (int64_t by = 0; by < Nt; ++by)
     for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(Mt));
-  b_req = c.ld_requests - a_req;
   c.l2_read_sectors = c.ld_sectors;  // one block never re-reads a tile; no reuse across blocks assumed
-  serve();
+  serve(a_req, c.ld_requests - a_req);
   for (int64_t by = 0; by < Nt; ++by)
     for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
 
