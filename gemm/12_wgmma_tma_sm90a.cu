@@ -8,7 +8,9 @@
 // Pipeline: stage s has an mbarrier that its TMA completes (arrive.expect_tx of the 32 KiB, then the bytes).
 // Per tile t: every thread waits for stage t % 3's phase, the warpgroups issue 4 wgmma (k16 steps: the
 // descriptors' start address advances 32 bytes within the swizzled rows) and wait for them, a barrier marks
-// the stage free, and thread 0 refills it with tile t + 3. Not yet warp-specialized (issue 30's next step).
+// the stage free, and thread 0 refills it with tile t + 3 (that loop: gemm/tc_sm90a.cuh's tma_pipeline, which the
+// copy-only benchmark async/tma/l2/bandwidth/kind:gemm_tiles runs without the wgmma, gemm/12_tma_tiles_sm90a.cu).
+// Not yet warp-specialized (issue 30's next step).
 // TMA zero-fills outside the matrix (M, N edges, the K tail); stores are guarded: any M, N; K % 8 == 0
 // (TMA's 16-byte row pitch). An mbarrier wait gives up once 1 s has passed since the block started (a broken
 // pipeline must not hang a run: the result is then wrong and the verification says so; a budget per wait
@@ -38,13 +40,10 @@ static_assert(kWgmmaDynSmemBytes == size_t(kWgmmaStages) * kStageBytesTma + 1024
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// The descriptors, mbarriers with bounded waits and TMA tile loads of gemm/tc_sm90a.cuh (kernels 12-15 share
-// them); this step's own piece is the m64n128 wgmma below.
-using sm90::mbar_expect_tx;
-using sm90::mbar_init;
-using sm90::mbar_wait;
+// The descriptors, mbarriers with bounded waits, TMA tile loads and this kernel's pipeline loop (tma_pipeline) of
+// gemm/tc_sm90a.cuh (kernels 12-15 share them; the loop also runs without the wgmma in gemm/12_tma_tiles_sm90a.cu);
+// this step's own piece is the m64n128 wgmma below.
 using sm90::smem_desc;
-using sm90::tma_load;
 
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kAccRegs], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
@@ -87,40 +86,19 @@ __global__ void __launch_bounds__(kWgmmaThreads, kWgmmaMinBlocks)
   const uint32_t tiles_base = (smem_addr(smem_raw) + 1023) & ~1023u;
   const int wg = threadIdx.x / 128;
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-  const int tiles = (g.K + BK - 1) / BK;
-  auto stage_a = [&](int s) { return tiles_base + s * kStageBytesTma; };
-  auto load = [&](int t) {  // thread 0: tile t into stage t % kWgmmaStages
-    const int s = t % kWgmmaStages;
-    const uint32_t bar = smem_addr(&full[s]);
-    mbar_expect_tx(bar, kStageBytesTma);
-    tma_load(stage_a(s), &map_a, t * BK, m0, bar);
-    tma_load(stage_a(s) + kTileBytesTma, &map_b, t * BK, n0, bar);
-  };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kWgmmaStages; ++s) mbar_init(smem_addr(&full[s]), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // the inits visible to TMA
-  }
-  __syncthreads();
-  const long long deadline = global_ns() + sm90::kWaitBudgetNs;  // for the block; a correct one needs < 10 ms
-  if (threadIdx.x == 0)
-    for (int t = 0; t < kWgmmaStages && t < tiles; ++t) load(t);
   float d[kAccRegs];
 #pragma unroll
   for (int i = 0; i < kAccRegs; ++i) d[i] = 0.f;
-  for (int t = 0; t < tiles; ++t) {
-    const int s = t % kWgmmaStages;
-    mbar_wait(smem_addr(&full[s]), (t / kWgmmaStages) % 2, deadline);  // the stage's (t / stages)-th fill has landed
-    __syncwarp();  // the warp converged again after its polling loop: the wgmma instructions are .sync.aligned
-    const uint32_t a = stage_a(s) + wg * 64 * 128, b = stage_a(s) + kTileBytesTma;
+  sm90::tma_pipeline<kWgmmaStages, kTileBytesTma>(full, tiles_base, &map_a, &map_b, m0, n0, (g.K + BK - 1) / BK,
+                                                  [&](int, uint32_t stage) {
+    const uint32_t a = stage + wg * 64 * 128, b = stage + kTileBytesTma;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) wgmma_m64n128k16(d, smem_desc(a + 32 * ks), smem_desc(b + 32 * ks));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     fence_acc(d);
-    __syncthreads();  // both warpgroups' wgmma are done reading stage s
-    if (threadIdx.x == 0 && t + kWgmmaStages < tiles) load(t + kWgmmaStages);
-  }
+  });
   store_wgmma(g, d, m0 + 64 * wg, n0);
 #endif
 }

@@ -1,6 +1,7 @@
 // Hopper pieces of the warp-specialized steps of the BF16 ladder (kernels 13, 14; included by *_sm90a.cu files
 // only): mbarriers with bounded waits, TMA tile loads, wgmma shared-memory descriptors, wgmma m64n256k16, the
-// accumulator store, and the host's tensor maps; kernel 12 (gemm/12_wgmma_tma_sm90a.cu) uses them too.
+// accumulator store, and the host's tensor maps; kernel 12 (gemm/12_wgmma_tma_sm90a.cu) uses them too, and its
+// TMA pipeline loop (tma_pipeline) is here, shared with the copy-only run of it (gemm/12_tma_tiles_sm90a.cu).
 #pragma once
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -157,6 +158,42 @@ __device__ __forceinline__ void regs_dealloc() {
 template <int kRegs>
 __device__ __forceinline__ void regs_alloc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// Kernel 12's TMA pipeline, written once for the kernel and for its copy-only run (gemm/12_tma_tiles_sm90a.cu,
+// the benchmark async/tma/l2/bandwidth/kind:gemm_tiles/...: the rate at which this loop's tiles arrive, issue 30).
+// Stage s of kStages holds tile t's A box (kTileBytes, rows m0..) and then its B box (rows n0..) from `base` on;
+// full[s] is the stage's mbarrier, which TMA completes. Thread 0 inits the barriers and fills the first kStages
+// stages; then per tile t every thread waits for stage t % kStages's fill, runs consume(t, stage address), a
+// block barrier marks the stage free, and thread 0 refills it with tile t + kStages. A wait gives up
+// kWaitBudgetNs after the block started (the result is then wrong, and the caller's check says so).
+template <int kStages, int kTileBytes, class Consume>
+__device__ __forceinline__ void tma_pipeline(uint64_t (&full)[kStages], uint32_t base, const CUtensorMap* map_a,
+                                             const CUtensorMap* map_b, int m0, int n0, int tiles, Consume consume) {
+  auto stage = [&](int s) { return base + s * 2 * kTileBytes; };
+  auto load = [&](int t) {  // thread 0: tile t into stage t % kStages
+    const int s = t % kStages;
+    const uint32_t bar = smem_addr(&full[s]);
+    mbar_expect_tx(bar, 2 * kTileBytes);
+    tma_load(stage(s), map_a, t * BK, m0, bar);
+    tma_load(stage(s) + kTileBytes, map_b, t * BK, n0, bar);
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) mbar_init(smem_addr(&full[s]), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // the inits visible to TMA
+  }
+  __syncthreads();
+  const long long deadline = global_ns() + kWaitBudgetNs;  // for the block; a correct one needs < 10 ms
+  if (threadIdx.x == 0)
+    for (int t = 0; t < kStages && t < tiles; ++t) load(t);
+  for (int t = 0; t < tiles; ++t) {
+    const int s = t % kStages;
+    mbar_wait(smem_addr(&full[s]), (t / kStages) % 2, deadline);  // the stage's (t / stages)-th fill has landed
+    __syncwarp();  // the warp converged again after its polling loop (wgmma instructions are .sync.aligned)
+    consume(t, stage(s));
+    __syncthreads();  // every thread is done reading stage s
+    if (threadIdx.x == 0 && t + kStages < tiles) load(t + kStages);
+  }
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
