@@ -288,14 +288,20 @@ def fallback_note(suite, rows):
 
 
 def tc_fallback_note(suite, rows):
-    """The line predict prints when predicted cp.async tensor-core kernels fell back to the overlap rule without
-    phi_copy (the run lacks the copy kinds of tensor/mma_ldmatrix at their stages), else None."""
+    """The lines predict prints when predicted tensor-core kernels fell back to an older rule, else None: cp.async
+    kernels to the overlap rule without phi_copy (the run lacks the copy kinds of tensor/mma_ldmatrix at their
+    stages); kernel 12's TMA loop to the L2 roof for its TMA bytes (the run lacks the GEMM-tile stream at its key)."""
     u, _ = tc_predict.unit_costs(suite)
     recs = [r for r in suite.ok("gemm") if (rows.get(r.name) or {}).get("parts")]
+    notes = []
     if (names := tc_predict.copy_fallbacks(recs, u)):
-        return (f"predict: note: {len(names)} cp.async tensor-core GEMM benchmarks keep max(compute, copy) / "
-                f"copy + compute for their copies (the run lacks {tc_predict.COPY_UNIT})")
-    return None
+        notes.append(f"predict: note: {len(names)} cp.async tensor-core GEMM benchmarks keep max(compute, copy) / "
+                     f"copy + compute for their copies (the run lacks {tc_predict.COPY_UNIT})")
+    if (names := tc_predict.tile_stream_fallbacks(recs, u)):
+        notes.append(f"predict: note: {len(names)} TMA GEMM benchmarks of kernel 12's loop keep ceiling/read/l2 for "
+                     f"their TMA bytes (the run lacks {tc_predict.TILES_UNIT} at their shape, tile, stages and "
+                     f"residency): {', '.join(names)}")
+    return "\n".join(notes) or None
 
 
 def direct_fallbacks(suite, u):

@@ -15,6 +15,14 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
             scaled by what delivering by multicast costs against unicast in the cluster micro, which copies the
             same tiles both ways: x U / M, U and M async/tma/l2/bandwidth/kind:{unicast,multicast}/cluster_size:2
             (an SM receives every byte of its tiles either way; multicast saves L2 reads, not SM intake);
+            pipelined TMA unicast kernels (TMA bytes, no multicast) whose loop, shape, tile (n), stages, blocks per
+            SM, threads and warp specialization the GEMM-tile stream copies, TMA bytes at that stream's rate
+            instead of the roof: async/tma/l2/bandwidth/kind:gemm_tiles/m:M/n:N/k:K bytes_per_second, kernel 12's
+            own TMA loop with the wgmma left out (gemm/12_tma_tiles.cuh): neighbouring blocks' concurrent requests
+            for the same tile merge before the L2 slices, so their tiles arrive faster than ceiling/read/l2 (ncu,
+            kernel 12 at 4096^3: 52.4 M L2 sectors for 67.1 M delivered). A measured copy, not a fit: the stream
+            never runs the kernel's compute. A run without the stream at the kernel's key keeps the roof for it
+            (stderr says so for kernel 12's loop, the one the stream runs: tile_stream_fallbacks);
   HBM     = compulsory reads / ceiling/read/hbm + C / ceiling/write/hbm (overlaps everything);
   epilogue= C bytes / ceiling/write/hbm, after the main loop (no tensor work of that block in flight);
   compute = max(tensor, shared) for WMMA and wgmma; for the mma.sync kernels (10, 10a, 11, 11a: ldmatrix feeds
@@ -47,6 +55,13 @@ MIX_UNIT = MIX.format(kind="<mix|ldmatrix|mma>", warps="W") + " cycles_per_step 
 COPY = "tensor/mma_ldmatrix/bf16/ops:{kind}/stages:{stages}/warps:{warps}"
 COPY_KINDS = ("copy", "mix_copy")
 COPY_UNIT = COPY.format(kind="<copy|mix_copy>", stages="S", warps="W") + " cycles_per_step (the cp.async kernels' copy overlap)"
+# Kernel 12's TMA loop streaming a GEMM's tiles without the wgmma (gemm/12_tma_tiles.cuh): bytes_per_second per key.
+TILES = "async/tma/l2/bandwidth/kind:gemm_tiles/"
+TILES_UNIT = TILES + "m:M/n:N/k:K bytes_per_second (the TMA unicast kernels' tile stream)"
+# What ties a stream to a kernel: its counter (the stream's) and the kernel's model count, in key order after m, n, k.
+# The tile's n is the wgmma's: in kernels 12-15 a consumer warpgroup's wgmma spans the block's whole N tile.
+TILES_KEY = (("tile_n", "model_wgmma_n"), ("stages", "model_stages"), ("blocks_per_sm", "model_blocks_per_sm"),
+             ("threads_per_block", "model_threads_per_block"), ("warp_specialized", "model_warp_specialized"))
 # The unit costs read as one counter of one benchmark: unit -> (benchmark, counter).
 SIMPLE = {"mma_flops_per_clk": ("tensor/mma/bf16/throughput/data:random", "flops_per_clock_per_sm"),
           "ld_global_bytes_per_s": ("async/ld_st/l2/bandwidth/tile:16384", "bytes_per_second"),
@@ -81,6 +96,7 @@ def unit_costs(suite):
         u["wavefronts_per_clk"] = r.get("wavefronts_per_instruction") / cycles
     u["mix_cycles"] = mix_cycles(suite)
     u["copy_cycles"] = copy_cycles(suite)
+    u["tile_streams"] = tile_streams(suite)
     missing = [UNITS[k] for k in UNITS if not u.get(k)]
     return u, missing
 
@@ -103,6 +119,41 @@ def copy_cycles(suite):
                 r.get("cycles_per_step")
     out = {s: {w: c for w, c in ws.items() if all(k in c for k in COPY_KINDS)} for s, ws in out.items()}
     return {s: ws for s, ws in out.items() if ws}
+
+
+def tile_streams(suite):
+    """{(m, n, k, tile_n, stages, blocks_per_sm, threads_per_block, warp_specialized): bytes_per_second} of the
+    GEMM-tile stream micro."""
+    out = {}
+    for r in suite.ok("async"):
+        if r.name.startswith(TILES) and r.get("bytes_per_second") > 0 and all(r.has(k) for k, _ in TILES_KEY):
+            shape = tuple(int(r.fields[d]) for d in ("m", "n", "k"))
+            out[shape + tuple(int(r.get(k)) for k, _ in TILES_KEY)] = r.get("bytes_per_second")
+    return out
+
+
+def tma_unicast_pipelined(rec):
+    """A kernel whose copies are pipelined TMA unicast loads alone (kernels 12-14)."""
+    return rec.get("model_tma_bytes") > 0 and not rec.get("model_tma_multicast_bytes") > 0 and rec.get("model_stages") > 1
+
+
+def tile_stream_rate(rec, u):
+    """Bytes per second at which the GEMM-tile stream delivers this kernel's tiles (its shape and TILES_KEY match),
+    or None: not a pipelined TMA unicast kernel, or the run lacks the stream at its key."""
+    if not tma_unicast_pipelined(rec):
+        return None
+    fields, counts = getattr(rec, "fields", {}), [rec.get(m) for _, m in TILES_KEY]
+    if not all(d in fields for d in ("m", "n", "k")) or any(math.isnan(v) for v in counts):
+        return None  # model.json from before model_warp_specialized: no key to match
+    key = tuple(int(fields[d]) for d in ("m", "n", "k")) + tuple(int(v) for v in counts)
+    return u.get("tile_streams", {}).get(key)
+
+
+def tile_stream_fallbacks(recs, u):
+    """The benchmarks of kernels running the loop the stream runs (TMA unicast, pipelined, not warp-specialized:
+    kernel 12) whose TMA bytes stay at the L2 roof: the run lacks the stream at their key."""
+    return [r.name for r in recs if tma_unicast_pipelined(r) and r.get("model_warp_specialized") == 0
+            and tile_stream_rate(r, u) is None]
 
 
 def lacks(rec, u):
@@ -183,7 +234,8 @@ def terms(rec, u, sm_count):
     if one_stage:
         copy = c("model_ld_global_bytes") / u["ld_global_bytes_per_s"] + c("model_cp_async_bytes") / u["cp_async_bytes_per_s"]
     else:
-        copy = (c("model_ld_global_bytes") + c("model_cp_async_bytes") + c("model_tma_bytes")) / u["l2_bytes_per_s"]
+        tma_rate = tile_stream_rate(rec, u) or u["l2_bytes_per_s"]  # merged requests: the kernel's own loop, copy only
+        copy = (c("model_ld_global_bytes") + c("model_cp_async_bytes")) / u["l2_bytes_per_s"] + c("model_tma_bytes") / tma_rate
     multicast_cost = u["unicast_bytes_per_s"] / u["multicast_bytes_per_s"]  # per delivered byte, unicast = 1
     copy += c("model_tma_multicast_bytes") * multicast_cost / u["l2_bytes_per_s"]
     c_bytes = c("model_c_store_bytes")

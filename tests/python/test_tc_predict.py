@@ -3,6 +3,7 @@ H200 run with the --ncu profile (results/h200/20261202T075839Z) predicted from i
 predates the model_* counts of model/tc_gemm_model.hpp; tests/python/data/tc_model_h200.json holds them, written by
 `build/gpubench --plan-for harness/devices/h200.json --model_out FILE` (the tensor-core GEMM entries only), and the
 test puts them beside a copy of the run."""
+import gzip
 import json
 import math
 import shutil
@@ -314,3 +315,123 @@ def test_newest_run_band_with_phi_copy():
              for k in TENSOR_CORE_MODELLED}
     assert {k for k, r in ratio.items() if not 0.8 <= r <= 1.2} == {"wgmma_tma"}, ratio
     assert 0.5 < rows["gemm/cp_async/m:4096/n:4096/k:4096"]["parts"]["copy/compute overlap"] < 0.7
+
+
+# ---- Kernel 12's TMA loop, copy only: the GEMM-tile stream (async/tma/l2/bandwidth/kind:gemm_tiles/...) ----
+
+TILE_KEY = (64, 64, 64, 128, 3, 2, 256, 0)  # m, n, k, tile_n, stages, blocks_per_sm, threads_per_block, warp_specialized
+
+
+def tma_rec(**over):
+    """Kernel 12's loop at 64^3: wgmma n 128, 2e9 FLOPs at 2000 FLOP/clock = 1 s; TMA 8e6 B, at the L2 roof (4e6 B/s)
+    2 s; 3 stages, 2 blocks of 256 threads, not warp-specialized."""
+    c = dict(model_stages=3, model_wgmma_n=128, model_flops=2e9, model_ldmatrix_wavefronts=0, model_smem_fill_wavefronts=0,
+             model_ld_global_bytes=0, model_tma_bytes=8e6, model_warp_specialized=0)
+    c.update(over)
+    r = rec(**c)
+    r.name, r.fields = "gemm/wgmma_tma/m:64/n:64/k:64", {"m": 64, "n": 64, "k": 64}
+    return r
+
+
+def with_stream(rate=1e7, key=TILE_KEY):
+    return dict(units(), tile_streams={key: rate})
+
+
+def test_tma_unicast_copy_at_the_tile_stream_rate():
+    """With the stream at the kernel's key (1e7 B/s, 2.5x the L2 roof): copy 8e6 / 1e7 = 0.8 s under tensor 1 s;
+    t = 1 + 0.1 s. Without it: copy at the roof, 2 s, binds: t = 2.1 s."""
+    t, binding, parts = tc_predict.predict(tma_rec(), with_stream(), 1)
+    assert parts["copy (L2 -> SM)"] == pytest.approx(0.8) and binding == "tensor"
+    assert t == pytest.approx(1.1)
+    t, binding, parts = tc_predict.predict(tma_rec(), units(), 1)
+    assert parts["copy (L2 -> SM)"] == pytest.approx(2) and binding == "copy (L2 -> SM)"
+    assert t == pytest.approx(2.1)
+
+
+@pytest.mark.parametrize("i, other", [(0, 128), (2, 128), (3, 256), (4, 4), (5, 1), (6, 384), (7, 1)])
+def test_tile_stream_needs_the_kernels_whole_key(i, other):
+    """A stream at another shape, tile n, stages, residency, threads or loop (warp-specialized) is not this kernel's
+    stream: the roof stays (t = 2.1 s) and tile_stream_fallbacks names the benchmark."""
+    key = TILE_KEY[:i] + (other,) + TILE_KEY[i + 1:]
+    t, _, parts = tc_predict.predict(tma_rec(), with_stream(key=key), 1)
+    assert t == pytest.approx(2.1)
+    assert tc_predict.tile_stream_fallbacks([tma_rec()], with_stream(key=key)) == [tma_rec().name]
+    assert tc_predict.tile_stream_fallbacks([tma_rec()], with_stream()) == []
+
+
+def test_tile_stream_only_for_pipelined_tma_unicast():
+    """Multicast kernels keep the roof x the cluster micro's cost (1.5 s for 3e6 B, plus 2 s unicast); cp.async
+    bytes stay at the roof; a record without model_warp_specialized (older model.json) matches no stream;
+    warp-specialized kernels (13, 14: a loop the stream does not run) are no fallback to report."""
+    t, _, parts = tc_predict.predict(tma_rec(model_tma_multicast_bytes=3e6), with_stream(), 1)
+    assert parts["copy (L2 -> SM)"] == pytest.approx(2 + 1.5)
+    assert tc_predict.tile_stream_rate(tma_rec(model_tma_bytes=0, model_cp_async_bytes=8e6), with_stream()) is None
+    old = tma_rec()
+    del old.counts["model_warp_specialized"]
+    assert tc_predict.tile_stream_rate(old, with_stream()) is None
+    ws = tma_rec(model_warp_specialized=1)
+    assert tc_predict.tile_stream_fallbacks([ws, tma_rec(model_tma_multicast_bytes=3e6)], units()) == []
+
+
+class StreamRec(FakeRec):
+    def __init__(self, name, counters):
+        super().__init__(name, 0)
+        self.counters = counters
+
+    def get(self, k, default=math.nan):
+        return self.counters.get(k, default)
+
+    def has(self, k):
+        return k in self.counters
+
+
+def test_tile_streams_reads_the_key_off_the_counters():
+    counters = dict(bytes_per_second=1e13, tile_n=128, stages=3, blocks_per_sm=2, threads_per_block=256, warp_specialized=0)
+    recs = [StreamRec(tc_predict.TILES + "m:4096/n:4096/k:4096", counters),
+            StreamRec(tc_predict.TILES + "m:8192/n:8192/k:8192", dict(counters, bytes_per_second=0)),
+            StreamRec("async/tma/l2/bandwidth/kind:unicast/cluster_size:2", counters)]
+
+    class Suite:
+        def ok(self, family):
+            return recs if family == "async" else []
+    assert tc_predict.tile_streams(Suite()) == {(4096, 4096, 4096, 128, 3, 2, 256, 0): 1e13}
+
+
+def stream_run(d, bytes_per_second):
+    """A copy of the newest run with a GEMM-tile stream record at kernel 12's key (4096^3), bytes_per_second given:
+    the cluster micro's unicast entries renamed and given the stream's counters (stands in for a run that has it)."""
+    run = json.load(gzip.open(NEWEST_RUN / "benchmarks.json.gz"))
+    src = "async/tma/l2/bandwidth/kind:unicast/cluster_size:2/manual_time"
+    name = tc_predict.TILES + "m:4096/n:4096/k:4096/manual_time"
+    extra = []
+    for b in run["benchmarks"]:
+        if b["run_name"] == src:
+            e = dict(b, name=b["name"].replace(src, name), run_name=name, bytes_per_second=bytes_per_second, tile_n=128,
+                     stages=3, blocks_per_sm=2, threads_per_block=256, warp_specialized=0)
+            extra.append(e)
+    assert extra
+    run["benchmarks"] += extra
+    with gzip.open(d / "benchmarks.json.gz", "wt") as f:
+        json.dump(run, f)
+    shutil.copy(NEWEST_RUN / "model.json", d)
+    return suite_json.load(d / "benchmarks.json.gz")
+
+
+def test_newest_run_with_a_tile_stream_moves_kernel_12_only(tmp_path):
+    """The newest run plus a stream at 1e13 B/s: kernel 12 at 4096^3 takes copy = model_tma_bytes / 1e13 and no
+    other kernel's prediction changes; without the stream the note names kernel 12's benchmarks (all its shapes);
+    with it, its 4096^3 benchmark no more."""
+    plain = predict.predictions(suite_json.load(NEWEST_RUN / "benchmarks.json.gz"))[0]
+    suite = stream_run(tmp_path, 1e13)
+    rows = predict.predictions(suite)[0]
+    k12 = "gemm/wgmma_tma/m:4096/n:4096/k:4096"
+    model = json.loads((NEWEST_RUN / "model.json").read_text())[k12]
+    assert rows[k12]["parts"]["copy (L2 -> SM)"] == pytest.approx(model["model_tma_bytes"] / 1e13)
+    assert rows[k12]["predicted_s"] < plain[k12]["predicted_s"]
+    for n, row in rows.items():
+        if n != k12 and row.get("predicted_s") is not None:
+            assert row["predicted_s"] == pytest.approx(plain[n]["predicted_s"]), n
+    before = predict.tc_fallback_note(suite_json.load(NEWEST_RUN / "benchmarks.json.gz"), plain)
+    after = predict.tc_fallback_note(suite, rows)
+    assert k12 in before and "kind:gemm_tiles" in before
+    assert k12 not in (after or "") and "gemm/wgmma_ws/" not in before
