@@ -105,9 +105,11 @@ TEST(L2Launch, TheRoofAndTheAsyncFamilyShareIt) {
   EXPECT_LE(ws, h200.l2_bytes / 3.0);  // L2-resident with room to spare (16.5 MiB of 60 on an H200)
   int async_l2 = 0;
   for (const auto& [name, l] : p.added) {
-    // TMA multicast/unicast (bench_cluster.cu, also family "async") deliver 16 MiB per block per launch.
+    // TMA multicast/unicast (bench_cluster.cu, also family "async") deliver 16 MiB per block per launch; the GEMM
+    // tiles (gemm/bench_tma_tiles.cu) stream a GEMM's A and B tiles, one launch per GEMM.
     if (name.rfind("async/", 0) != 0 || name.find("/l2/bandwidth/") == std::string::npos ||
-        name.find("/kind:multicast/") != std::string::npos || name.find("/kind:unicast/") != std::string::npos)
+        name.find("/kind:multicast/") != std::string::npos || name.find("/kind:unicast/") != std::string::npos ||
+        name.find("/kind:gemm_tiles/") != std::string::npos)
       continue;
     const double bytes = p.predictions().at(name).at("bytes_per_launch");
     EXPECT_GE(bytes, launch) << name;
@@ -115,6 +117,25 @@ TEST(L2Launch, TheRoofAndTheAsyncFamilyShareIt) {
     ++async_l2;
   }
   EXPECT_GE(async_l2, 20);
+}
+
+// The GEMM-tile stream (gemm/bench_tma_tiles.cu) is planned as kernel 12 runs: the same grid, threads, shared
+// memory and, from the facts, blocks per SM (2 on an H200).
+TEST(GemmTiles, PlannedAsKernel12) {
+  const mh::DeviceFacts h200 = mh::load_device_facts(std::string(MH_DEVICES_DIR) + "/h200.json");
+  Recorder p(h200);
+  for (const mh::Family& fam : mh::families())
+    if (std::string(fam.name) == "async" || std::string(fam.name) == "gemm") fam.plan(p);
+  const std::string name = "async/tma/l2/bandwidth/kind:gemm_tiles/m:4096/n:4096/k:4096";
+  ASSERT_TRUE(p.added.count(name));
+  const mh::Launch& tiles = p.added.at(name);
+  const mh::Launch& gemm12 = p.added.at("gemm/wgmma_tma/m:4096/n:4096/k:4096");
+  EXPECT_EQ(tiles.blocks, gemm12.blocks);
+  EXPECT_EQ(tiles.blocks, 1024);
+  EXPECT_EQ(tiles.threads, gemm12.threads);
+  EXPECT_EQ(tiles.smem_per_block, gemm12.smem_per_block);
+  EXPECT_EQ(tiles.blocks_per_sm, gemm12.blocks_per_sm);
+  EXPECT_EQ(tiles.blocks_per_sm, 2);
 }
 
 // The host checksum of a whole launch: summed per tile once, the same as block by block.
