@@ -21,7 +21,9 @@ of the same run. Nothing is fitted to the GEMM kernels (docs/families/tc-gemm.md
             own TMA loop with the wgmma left out (gemm/12_tma_tiles.cuh): neighbouring blocks' concurrent requests
             for the same tile merge before the L2 slices, so their tiles arrive faster than ceiling/read/l2 (ncu,
             kernel 12 at 4096^3: 52.4 M L2 sectors for 67.1 M delivered). A measured copy, not a fit: the stream
-            never runs the kernel's compute. A run without the stream at the kernel's key keeps the roof for it
+            never runs the kernel's compute. The stream runs the kernel's grid, so its time includes the same tail
+            as t below: its rate x tail is the rate while every slot is busy, the one main's copy takes. A run
+            without the stream at the kernel's key keeps the roof for it
             (stderr says so for kernel 12's loop, the one the stream runs: tile_stream_fallbacks);
   HBM     = compulsory reads / ceiling/read/hbm + C / ceiling/write/hbm (overlaps everything);
   epilogue= C bytes / ceiling/write/hbm, after the main loop (no tensor work of that block in flight);
@@ -234,7 +236,10 @@ def terms(rec, u, sm_count):
     if one_stage:
         copy = c("model_ld_global_bytes") / u["ld_global_bytes_per_s"] + c("model_cp_async_bytes") / u["cp_async_bytes_per_s"]
     else:
-        tma_rate = tile_stream_rate(rec, u) or u["l2_bytes_per_s"]  # merged requests: the kernel's own loop, copy only
+        # Merged requests: the kernel's own loop, copy only. The stream ran the kernel's grid at its residency, so its
+        # time holds the same last-wave tail that t applies to main: its rate while every slot is busy is x tail.
+        stream = tile_stream_rate(rec, u)
+        tma_rate = stream * tail(c("model_waves")) if stream else u["l2_bytes_per_s"]
         copy = (c("model_ld_global_bytes") + c("model_cp_async_bytes")) / u["l2_bytes_per_s"] + c("model_tma_bytes") / tma_rate
     multicast_cost = u["unicast_bytes_per_s"] / u["multicast_bytes_per_s"]  # per delivered byte, unicast = 1
     copy += c("model_tma_multicast_bytes") * multicast_cost / u["l2_bytes_per_s"]

@@ -348,6 +348,14 @@ def test_tma_unicast_copy_at_the_tile_stream_rate():
     assert t == pytest.approx(2.1)
 
 
+def test_tile_stream_tail_counted_once():
+    """2.5 waves (tail 1.2): the stream ran the same grid, so its 5e6 B/s already holds the tail; copy 8e6 / (5e6 x
+    1.2) = 1.333 s binds, main x tail = 1.6 s = the stream's own time for the bytes; t = 1.6 + 0.1 s."""
+    t, binding, parts = tc_predict.predict(tma_rec(model_waves=2.5), with_stream(rate=5e6), 1)
+    assert parts["copy (L2 -> SM)"] == pytest.approx(8 / 6) and binding == "copy (L2 -> SM)"
+    assert t == pytest.approx(1.7)
+
+
 @pytest.mark.parametrize("i, other", [(0, 128), (2, 128), (3, 256), (4, 4), (5, 1), (6, 384), (7, 1)])
 def test_tile_stream_needs_the_kernels_whole_key(i, other):
     """A stream at another shape, tile n, stages, residency, threads or loop (warp-specialized) is not this kernel's
@@ -418,7 +426,7 @@ def stream_run(d, bytes_per_second):
 
 
 def test_newest_run_with_a_tile_stream_moves_kernel_12_only(tmp_path):
-    """The newest run plus a stream at 1e13 B/s: kernel 12 at 4096^3 takes copy = model_tma_bytes / 1e13 and no
+    """The newest run plus a stream at 1e13 B/s: kernel 12 at 4096^3 takes copy = model_tma_bytes / (1e13 x tail) and no
     other kernel's prediction changes; without the stream the note names kernel 12's benchmarks (all its shapes);
     with it, its 4096^3 benchmark no more."""
     plain = predict.predictions(suite_json.load(NEWEST_RUN / "benchmarks.json.gz"))[0]
@@ -426,7 +434,9 @@ def test_newest_run_with_a_tile_stream_moves_kernel_12_only(tmp_path):
     rows = predict.predictions(suite)[0]
     k12 = "gemm/wgmma_tma/m:4096/n:4096/k:4096"
     model = json.loads((NEWEST_RUN / "model.json").read_text())[k12]
-    assert rows[k12]["parts"]["copy (L2 -> SM)"] == pytest.approx(model["model_tma_bytes"] / 1e13)
+    waves = model["model_waves"]  # 1024 blocks over 132 x 2 slots: 3.88 waves, tail 4 / 3.88
+    assert rows[k12]["parts"]["copy (L2 -> SM)"] == pytest.approx(model["model_tma_bytes"] / (1e13 * tc_predict.tail(waves)))
+    assert rows[k12]["parts"]["tail"] == pytest.approx(math.ceil(waves) / waves) and rows[k12]["parts"]["tail"] > 1
     assert rows[k12]["predicted_s"] < plain[k12]["predicted_s"]
     for n, row in rows.items():
         if n != k12 and row.get("predicted_s") is not None:
