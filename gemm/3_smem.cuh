@@ -19,7 +19,8 @@ smem_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const
             float* __restrict__ C) {
   __shared__ float As[kTile][kTile];  // As[r][k] = A[tile row r][t + k]
   __shared__ float Bs[kTile][kTile];  // Bs[k][c] = B[t + k][tile column c]
-  const int ty = threadIdx.x / kTile, tx = threadIdx.x % kTile;
+  const TileElem me = smem_tile_thread(threadIdx.x, false);  // gemm/tile_maps.hpp, shared with the model
+  const int ty = me.row, tx = me.col;
   const int row = blockIdx.x * kTile + ty, col = blockIdx.y * kTile + tx;
   float acc = 0.f;
   for (int t = 0; t < K; t += kTile) {

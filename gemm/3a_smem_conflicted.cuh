@@ -20,8 +20,9 @@ smem_transposed_kernel(int M, int N, int K, float alpha, const float* __restrict
                        float beta, float* __restrict__ C) {
   __shared__ float As[kTile][kAsStride];
   __shared__ float Bs[kTile][kTile];
-  const int ly = threadIdx.x / kTile, lx = threadIdx.x % kTile;  // loads and stores: kernel 3's mapping
-  const int ty = threadIdx.x % kTile, tx = threadIdx.x / kTile;  // compute: transposed
+  const TileElem io = smem_tile_thread(threadIdx.x, false), me = smem_tile_thread(threadIdx.x, true);
+  const int ly = io.row, lx = io.col;  // loads and stores: kernel 3's mapping
+  const int ty = me.row, tx = me.col;  // compute: transposed (gemm/tile_maps.hpp, shared with the model)
   const int row = blockIdx.x * kTile + ly, col = blockIdx.y * kTile + lx;
   float acc = 0.f;
   for (int t = 0; t < K; t += kTile) {

@@ -17,34 +17,39 @@
 namespace mh::gemm {
 
 namespace blocktile_1d {
-constexpr int BM = 64, BN = 64, BK = 8, TM = 8, kThreads = BM * BN / TM;
-static_assert(BM * BK == kThreads && BK * BN == kThreads, "one element of each tile per thread");
+// The shape and the index maps are gemm/tile_maps.hpp's (kBlocktile1d), shared with the counting model.
+constexpr int BM = kBlocktile1d.BM, BN = kBlocktile1d.BN, BK = kBlocktile1d.BK, TM = kBlocktile1d.TM;
+constexpr int kThreads = kBlocktile1d.threads;
+static_assert(a_loads(kBlocktile1d) == 1 && b_loads(kBlocktile1d) == 1 && kBlocktile1d.TN == 1 && !kBlocktile1d.a_transposed,
+              "one element of each tile per thread, a column of C; As is [BM][BK]");
 }  // namespace blocktile_1d
 
 __global__ void __launch_bounds__(blocktile_1d::kThreads, 2)
 blocktile_1d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                     float beta, float* __restrict__ C) {
   using namespace blocktile_1d;
-  __shared__ float As[BM][BK];  // As[r][k] = A[row0 + r][t + k]
-  __shared__ float Bs[BK][BN];  // Bs[k][c] = B[t + k][col0 + c]
-  const int tr = threadIdx.x / BN, tc = threadIdx.x % BN;
-  const int ar = threadIdx.x / BK, ak = threadIdx.x % BK;  // this thread's element of the A tile
+  constexpr TileShape kShape = kBlocktile1d;
+  __shared__ float As[as_rows(kShape)][as_cols(kShape)];  // As[r][k] = A[row0 + r][t + k]
+  __shared__ float Bs[BK][BN];                            // Bs[k][c] = B[t + k][col0 + c]
+  const TileElem a = a_load(kShape, threadIdx.x, 0), b = b_load(kShape, threadIdx.x, 0);  // this thread's elements
+  const TileElem p = thread_patch(kShape, threadIdx.x);  // C elements patch_elem(p, m, 0), m < TM: a column
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
   float acc[TM] = {};
   for (int t = 0; t < K; t += BK) {
-    As[ar][ak] = row0 + ar < M && t + ak < K ? A[size_t(row0 + ar) * K + t + ak] : 0.f;
-    Bs[tr][tc] = t + tr < K && col0 + tc < N ? B[size_t(t + tr) * N + col0 + tc] : 0.f;  // BK == 512 / BN rows
+    As[a.row][a.col] = row0 + a.row < M && t + a.col < K ? A[size_t(row0 + a.row) * K + t + a.col] : 0.f;
+    Bs[b.row][b.col] = t + b.row < K && col0 + b.col < N ? B[size_t(t + b.row) * N + col0 + b.col] : 0.f;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      const float b = Bs[k][tc];
+      const float bk = Bs[k][patch_elem(kShape, p, 0, 0).col];
 #pragma unroll
-      for (int m = 0; m < TM; ++m) acc[m] += As[tr * TM + m][k] * b;
+      for (int m = 0; m < TM; ++m) acc[m] += As[patch_elem(kShape, p, m, 0).row][k] * bk;
     }
     __syncthreads();
   }
   for (int m = 0; m < TM; ++m) {
-    const int row = row0 + tr * TM + m, col = col0 + tc;
+    const TileElem e = patch_elem(kShape, p, m, 0);
+    const int row = row0 + e.row, col = col0 + e.col;
     if (row < M && col < N) store_c(C + size_t(row) * N + col, acc[m], alpha, beta);
   }
 }

@@ -20,36 +20,39 @@
 namespace mh::gemm {
 
 namespace blocktile_2d {
-constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, kThreads = BM * BN / (TM * TN);
-constexpr int kLoads = BM * BK / kThreads;  // elements of each tile per thread
-static_assert(BK * BN == BM * BK, "square tiles: the same count of A and B elements per thread");
+// The shape and the index maps are gemm/tile_maps.hpp's (kBlocktile2d), shared with the counting model.
+constexpr int BM = kBlocktile2d.BM, BN = kBlocktile2d.BN, BK = kBlocktile2d.BK, TM = kBlocktile2d.TM, TN = kBlocktile2d.TN;
+constexpr int kThreads = kBlocktile2d.threads;
+constexpr int kLoads = a_loads(kBlocktile2d);  // elements of each tile per thread
+static_assert(b_loads(kBlocktile2d) == kLoads && kBlocktile2d.load_floats == 1 && !kBlocktile2d.a_transposed,
+              "square tiles: the same count of A and B elements per thread, one float each; As is [BM][BK]");
 }  // namespace blocktile_2d
 
 __global__ void __launch_bounds__(blocktile_2d::kThreads, min_blocks_for(blocktile_2d::kThreads, 128))
 blocktile_2d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                     float beta, float* __restrict__ C) {
   using namespace blocktile_2d;
-  __shared__ float As[BM][BK];
-  __shared__ float Bs[BK][BN];
-  const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);
-  const int ar0 = threadIdx.x / BK, ak = threadIdx.x % BK, bk0 = threadIdx.x / BN, bc = threadIdx.x % BN;
+  constexpr TileShape kShape = kBlocktile2d;
+  __shared__ float As[as_rows(kShape)][as_cols(kShape)];  // As[r][k] = A[row0 + r][t + k]
+  __shared__ float Bs[BK][BN];                            // Bs[k][c] = B[t + k][col0 + c]
+  const TileElem p = thread_patch(kShape, threadIdx.x);  // C elements patch_elem(p, m, n), m < TM, n < TN
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
   float acc[TM][TN] = {};
   for (int t = 0; t < K; t += BK) {
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {  // element threadIdx.x + 256 i of each tile
-      const int ar = ar0 + i * (kThreads / BK), bk = bk0 + i * (kThreads / BN);
-      As[ar][ak] = row0 + ar < M && t + ak < K ? A[size_t(row0 + ar) * K + t + ak] : 0.f;
-      Bs[bk][bc] = t + bk < K && col0 + bc < N ? B[size_t(t + bk) * N + col0 + bc] : 0.f;
+      const TileElem a = a_load(kShape, threadIdx.x, i), b = b_load(kShape, threadIdx.x, i);
+      As[a.row][a.col] = row0 + a.row < M && t + a.col < K ? A[size_t(row0 + a.row) * K + t + a.col] : 0.f;
+      Bs[b.row][b.col] = t + b.row < K && col0 + b.col < N ? B[size_t(t + b.row) * N + col0 + b.col] : 0.f;
     }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       float a[TM], b[TN];
 #pragma unroll
-      for (int m = 0; m < TM; ++m) a[m] = As[tr * TM + m][k];
+      for (int m = 0; m < TM; ++m) a[m] = As[patch_elem(kShape, p, m, 0).row][k];
 #pragma unroll
-      for (int n = 0; n < TN; ++n) b[n] = Bs[k][tc * TN + n];
+      for (int n = 0; n < TN; ++n) b[n] = Bs[k][patch_elem(kShape, p, 0, n).col];
 #pragma unroll
       for (int m = 0; m < TM; ++m)
 #pragma unroll
@@ -61,7 +64,8 @@ blocktile_2d_kernel(int M, int N, int K, float alpha, const float* __restrict__ 
   for (int m = 0; m < TM; ++m)
 #pragma unroll
     for (int n = 0; n < TN; ++n) {
-      const int row = row0 + tr * TM + m, col = col0 + tc * TN + n;
+      const TileElem e = patch_elem(kShape, p, m, n);
+      const int row = row0 + e.row, col = col0 + e.col;
       if (row < M && col < N) store_c(C + size_t(row) * N + col, acc[m][n], alpha, beta);
     }
 }

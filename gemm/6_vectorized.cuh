@@ -24,8 +24,12 @@
 namespace mh::gemm {
 
 namespace vectorized {
-constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, kThreads = BM * BN / (TM * TN);
-static_assert(BM * BK == 4 * kThreads && BK * BN == 4 * kThreads, "one float4 of each tile per thread");
+// The shape and the index maps are gemm/tile_maps.hpp's (kVectorized), shared with the counting model.
+constexpr int BM = kVectorized.BM, BN = kVectorized.BN, BK = kVectorized.BK, TM = kVectorized.TM, TN = kVectorized.TN;
+constexpr int kThreads = kVectorized.threads;
+static_assert(a_loads(kVectorized) == 1 && b_loads(kVectorized) == 1 && kVectorized.load_floats == 4 &&
+                  kVectorized.a_transposed,
+              "one float4 of each tile per thread; As is [BK][BM]");
 }  // namespace vectorized
 
 template <bool kVec>
@@ -33,28 +37,35 @@ __global__ void __launch_bounds__(vectorized::kThreads, min_blocks_for(vectorize
 vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                   float beta, float* __restrict__ C) {
   using namespace vectorized;
-  __shared__ __align__(16) float As[BK][BM];  // transposed: As[k][r] = A[row0 + r][t + k]
+  constexpr TileShape kShape = kVectorized;
+  __shared__ __align__(16) float As[as_rows(kShape)][as_cols(kShape)];  // transposed: As[k][r] = A[row0 + r][t + k]
   __shared__ __align__(16) float Bs[BK][BN];
-  const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);
-  const int ar = threadIdx.x / (BK / 4), ak = threadIdx.x % (BK / 4) * 4;  // this thread's float4 of A
-  const int bk = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4) * 4;  // ... and of B
+  const TileElem p = thread_patch(kShape, threadIdx.x);  // C elements patch_elem(p, m, n), m < TM, n < TN
+  const TileElem la = a_load(kShape, threadIdx.x, 0), lb = b_load(kShape, threadIdx.x, 0);  // this thread's float4s
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
   float acc[TM][TN] = {};
   for (int t = 0; t < K; t += BK) {
-    const float4 a4 = load4<kVec>(A, M, K, row0 + ar, t + ak);
-    As[ak + 0][ar] = a4.x;
-    As[ak + 1][ar] = a4.y;
-    As[ak + 2][ar] = a4.z;
-    As[ak + 3][ar] = a4.w;
-    *reinterpret_cast<float4*>(&Bs[bk][bc]) = load4<kVec>(B, K, N, t + bk, col0 + bc);
+    const float4 a4 = load4<kVec>(A, M, K, row0 + la.row, t + la.col);
+    const auto stash = [&](int j, float v) {  // A-tile element (la.row, la.col + j)
+      const TileElem x = as_index(kShape, {la.row, la.col + j});
+      As[x.row][x.col] = v;
+    };
+    stash(0, a4.x);
+    stash(1, a4.y);
+    stash(2, a4.z);
+    stash(3, a4.w);
+    *reinterpret_cast<float4*>(&Bs[lb.row][lb.col]) = load4<kVec>(B, K, N, t + lb.row, col0 + lb.col);
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       float a[TM], b[TN];
 #pragma unroll
-      for (int m = 0; m < TM; m += 4) *reinterpret_cast<float4*>(&a[m]) = *reinterpret_cast<const float4*>(&As[k][tr * TM + m]);
+      for (int m = 0; m < TM; m += 4) {
+        const TileElem x = as_index(kShape, {patch_elem(kShape, p, m, 0).row, k});
+        *reinterpret_cast<float4*>(&a[m]) = *reinterpret_cast<const float4*>(&As[x.row][x.col]);
+      }
 #pragma unroll
-      for (int n = 0; n < TN; n += 4) *reinterpret_cast<float4*>(&b[n]) = *reinterpret_cast<const float4*>(&Bs[k][tc * TN + n]);
+      for (int n = 0; n < TN; n += 4) *reinterpret_cast<float4*>(&b[n]) = *reinterpret_cast<const float4*>(&Bs[k][patch_elem(kShape, p, 0, n).col]);
 #pragma unroll
       for (int m = 0; m < TM; ++m)
 #pragma unroll
@@ -65,9 +76,11 @@ vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
 #pragma unroll
   for (int m = 0; m < TM; ++m)
 #pragma unroll
-    for (int n = 0; n < TN; n += 4)
-      store4<kVec>(C, M, N, row0 + tr * TM + m, col0 + tc * TN + n,
-                   make_float4(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]), alpha, beta);
+    for (int n = 0; n < TN; n += 4) {
+      const TileElem e = patch_elem(kShape, p, m, n);
+      store4<kVec>(C, M, N, row0 + e.row, col0 + e.col, make_float4(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]),
+                   alpha, beta);
+    }
 }
 
 inline void launch_vectorized(const Gemm& g, cudaStream_t s = nullptr) {

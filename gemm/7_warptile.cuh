@@ -37,7 +37,7 @@ namespace mh::gemm {
 // (the pairs with lm + ln even, then odd): both ask for the same words, and the second rides on the
 // first's wavefront for A and for B alike (by model/bank_model.hpp's pairing; model/gemm_model.hpp's
 // gemm_lds_wavefronts counts such 8-16-word quarter-warps as it counts the row-major map's, unmeasured).
-enum class LaneMap { row_major, checkerboard };
+// (enum class LaneMap: gemm/tile_maps.hpp)
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LN_, int kStages_, LaneMap kMap_ = LaneMap::row_major>
 struct WarptileConfig {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm/tile_maps.hpp"
 #include "harness/arch.hpp"
 #include "harness/cuda_check.cuh"
 #include "harness/device_facts.hpp"
@@ -28,8 +29,7 @@ struct Gemm {
 // grid (ceil(M / 32), ceil(N / 32)): blockIdx.x picks the tile's rows, blockIdx.y its columns. Each asks
 // __launch_bounds__(kTileThreads, MH_MIN_BLOCKS(kTileThreads)): as many blocks per SM as the
 // architecture's threads per SM allow (2 on sm_80/sm_90/sm_100, so 32 registers; 1 on sm_75/86/89/120).
-constexpr int kTile = 32;
-constexpr int kTileThreads = kTile * kTile;
+// kTile and kTileThreads are gemm/tile_maps.hpp's, with the kernels' index maps.
 
 __device__ __forceinline__ void store_c(float* c, float acc, float alpha, float beta) {
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
