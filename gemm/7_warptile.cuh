@@ -31,13 +31,14 @@
 
 namespace mh::gemm {
 
-// Lane -> (lm, ln) within a sub-tile. Row-major: (lane / LN, lane % LN). Checkerboard (LN = 4, LM = 8):
-// lane = 16 h + 8 p + q -> lm = 4 h + q / 2, ln = 2 (q % 2) + (q / 2 + p) % 2, so that the two
-// quarter-warps of each half (p = 0, 1) hold the same four rows and the same four columns between them
-// (the pairs with lm + ln even, then odd): both ask for the same words, and the second rides on the
+// The index maps (gemm/tile_maps.hpp: a_load, b_load, as_word, bs_word, warptile_origin, warptile_patch) and
+// the shapes of kernels 7 and 8 (kWarptile, kWarptileTuned) are shared with the counting model.
+// Lane -> (lm, ln) within a sub-tile (LaneMap, tile_maps.hpp warptile_lane). Row-major: (lane / LN, lane % LN).
+// Checkerboard (LN = 4, LM = 8): lane = 16 h + 8 p + q -> lm = 4 h + q / 2, ln = 2 (q % 2) + (q / 2 + p) % 2, so
+// that the two quarter-warps of each half (p = 0, 1) hold the same four rows and the same four columns between
+// them (the pairs with lm + ln even, then odd): both ask for the same words, and the second rides on the
 // first's wavefront for A and for B alike (by model/bank_model.hpp's pairing; model/gemm_model.hpp's
 // gemm_lds_wavefronts counts such 8-16-word quarter-warps as it counts the row-major map's, unmeasured).
-// (enum class LaneMap: gemm/tile_maps.hpp)
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LN_, int kStages_, LaneMap kMap_ = LaneMap::row_major>
 struct WarptileConfig {
@@ -58,6 +59,14 @@ struct WarptileConfig {
   static_assert(BK % 4 == 0 && kALoads * 4 * kThreads == BM * BK && kBLoads * 4 * kThreads == BK * BN,
                 "whole float4s of each tile per thread");
   static_assert(kStages == 1 || kStages == 2, "one or two shared buffers");
+  // As gemm/tile_maps.hpp's maps take it.
+  static constexpr TileShape shape() {
+    TileShape s;
+    s.BM = BM, s.BN = BN, s.BK = BK, s.threads = kThreads, s.TM = TM, s.TN = TN, s.load_floats = 4, s.a_transposed = true;
+    s.stages = kStages, s.WM = WM, s.WN = WN, s.LN = LN, s.lanes = kMap;
+    return s;
+  }
+  static_assert(tiles_evenly(shape()), "the maps' assumptions");
   static std::string describe() {
     return "BM=" + std::to_string(BM) + " BN=" + std::to_string(BN) + " BK=" + std::to_string(BK) + " WM=" +
            std::to_string(WM) + " WN=" + std::to_string(WN) + " LN=" + std::to_string(LN) + " TM=4 TN=4 stages=" +
@@ -66,34 +75,34 @@ struct WarptileConfig {
   }
 };
 
-using WarptileDefault = WarptileConfig<128, 128, 16, 32, 64, 8, 1>;
+// Kernel 7's shape as a configuration; kernel 8's: gemm/8_warptile_tuned.cuh.
+template <const TileShape& S>
+using WarptileOf = WarptileConfig<S.BM, S.BN, S.BK, S.WM, S.WN, S.LN, S.stages, S.lanes>;
+using WarptileDefault = WarptileOf<kWarptile>;
 
 template <class Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                 float beta, float* __restrict__ C) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-  constexpr int MITER = Cfg::MITER, NITER = Cfg::NITER, kThreads = Cfg::kThreads;
+  constexpr int MITER = Cfg::MITER, NITER = Cfg::NITER;
+  constexpr TileShape kShape = Cfg::shape();
   extern __shared__ float4 smem4[];  // stage s: As = [BK][BM] (A transposed), then Bs = [BK][BN]
   float* const smem = reinterpret_cast<float*>(smem4);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wm0 = warp / (BN / Cfg::WN) * Cfg::WM, wn0 = warp % (BN / Cfg::WN) * Cfg::WN;
-  const int q = lane % 8, p = lane / 8 % 2;
-  const int lm = Cfg::kMap == LaneMap::checkerboard ? lane / 16 * 4 + q / 2 : lane / Cfg::LN;
-  const int ln = Cfg::kMap == LaneMap::checkerboard ? q % 2 * 2 + (q / 2 + p) % 2 : lane % Cfg::LN;
+  const TileElem o = warptile_origin(kShape, threadIdx.x);  // this thread's patch of sub-tile (0, 0)
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
 
   float4 ra[Cfg::kALoads], rb[Cfg::kBLoads];  // one tile's float4s on their way to shared memory
   auto fetch = [&](int t) {
 #pragma unroll
     for (int i = 0; i < Cfg::kALoads; ++i) {
-      const int f = threadIdx.x + i * kThreads;
-      ra[i] = load4<kVec>(A, M, K, row0 + f / (BK / 4), t + f % (BK / 4) * 4);
+      const TileElem e = a_load(kShape, threadIdx.x, i);
+      ra[i] = load4<kVec>(A, M, K, row0 + e.row, t + e.col);
     }
 #pragma unroll
     for (int i = 0; i < Cfg::kBLoads; ++i) {
-      const int f = threadIdx.x + i * kThreads;
-      rb[i] = load4<kVec>(B, K, N, t + f / (BN / 4), col0 + f % (BN / 4) * 4);
+      const TileElem e = b_load(kShape, threadIdx.x, i);
+      rb[i] = load4<kVec>(B, K, N, t + e.row, col0 + e.col);
     }
   };
   auto stash = [&](int s) {
@@ -101,32 +110,32 @@ warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, c
     float* Bs = As + BK * BM;
 #pragma unroll
     for (int i = 0; i < Cfg::kALoads; ++i) {
-      const int f = threadIdx.x + i * kThreads, r = f / (BK / 4), k = f % (BK / 4) * 4;
-      As[(k + 0) * BM + r] = ra[i].x;
-      As[(k + 1) * BM + r] = ra[i].y;
-      As[(k + 2) * BM + r] = ra[i].z;
-      As[(k + 3) * BM + r] = ra[i].w;
+      const TileElem e = a_load(kShape, threadIdx.x, i);
+      As[as_word(kShape, {e.row, e.col + 0})] = ra[i].x;
+      As[as_word(kShape, {e.row, e.col + 1})] = ra[i].y;
+      As[as_word(kShape, {e.row, e.col + 2})] = ra[i].z;
+      As[as_word(kShape, {e.row, e.col + 3})] = ra[i].w;
     }
 #pragma unroll
-    for (int i = 0; i < Cfg::kBLoads; ++i) {
-      const int f = threadIdx.x + i * kThreads;
-      *reinterpret_cast<float4*>(Bs + f / (BN / 4) * BN + f % (BN / 4) * 4) = rb[i];
-    }
+    for (int i = 0; i < Cfg::kBLoads; ++i)
+      *reinterpret_cast<float4*>(Bs + bs_word(kShape, b_load(kShape, threadIdx.x, i))) = rb[i];
   };
 
   float acc[MITER * TM][NITER * TN] = {};
   auto compute = [&](int s) {
-    const float* As = smem + s * Cfg::kStageFloats + wm0 + lm * TM;
-    const float* Bs = smem + s * Cfg::kStageFloats + BK * BM + wn0 + ln * TN;
+    const float* As = smem + s * Cfg::kStageFloats;
+    const float* Bs = As + BK * BM;
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       float a[MITER * TM], b[NITER * TN];
 #pragma unroll
       for (int i = 0; i < MITER; ++i)
-        *reinterpret_cast<float4*>(&a[i * TM]) = *reinterpret_cast<const float4*>(As + k * BM + i * Cfg::SUBM);
+        *reinterpret_cast<float4*>(&a[i * TM]) =
+            *reinterpret_cast<const float4*>(As + as_word(kShape, {warptile_patch(kShape, o, i, 0).row, k}));
 #pragma unroll
       for (int j = 0; j < NITER; ++j)
-        *reinterpret_cast<float4*>(&b[j * TN]) = *reinterpret_cast<const float4*>(Bs + k * BN + j * Cfg::SUBN);
+        *reinterpret_cast<float4*>(&b[j * TN]) =
+            *reinterpret_cast<const float4*>(Bs + bs_word(kShape, {k, warptile_patch(kShape, o, 0, j).col}));
 #pragma unroll
       for (int m = 0; m < MITER * TM; ++m)
 #pragma unroll
@@ -165,8 +174,8 @@ warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, c
 #pragma unroll
       for (int j = 0; j < NITER; ++j) {
         const float* v = &acc[i * TM + r][j * TN];
-        store4<kVec>(C, M, N, row0 + wm0 + i * Cfg::SUBM + lm * TM + r, col0 + wn0 + j * Cfg::SUBN + ln * TN,
-                     make_float4(v[0], v[1], v[2], v[3]), alpha, beta);
+        const TileElem e = warptile_patch(kShape, o, i, j);
+        store4<kVec>(C, M, N, row0 + e.row + r, col0 + e.col, make_float4(v[0], v[1], v[2], v[3]), alpha, beta);
       }
 }
 

@@ -18,6 +18,6 @@
 
 namespace mh::gemm {
 
-using WarptileTuned = WarptileConfig<128, 128, 8, 32, 128, 8, 2>;
+using WarptileTuned = WarptileOf<kWarptileTuned>;  // the shape: gemm/tile_maps.hpp
 
 }  // namespace mh::gemm
