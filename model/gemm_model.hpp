@@ -1,5 +1,9 @@
 // GEMM counting model: what kernels 1-8 and the two bank ablations (gemm/*.cuh) ask of each unit,
 // counted on the host from their index arithmetic, for row-major A (MxK), B (KxN), C (MxN), beta = 0.
+// Kernels 3-8's index maps and kernels 4-8's shapes are gemm/tile_maps.hpp's: the kernels compile from the
+// same functions this model walks (count_tiled, count_smem_shared), so they are not restated here. What is
+// the model's own: the loop order it enumerates a kernel's accesses in, how nvcc compiled the shared reads
+// (as_read_width, kBlocktileReadWidth), and the counting rules below.
 // The report multiplies each count by a unit cost measured in the same run (plots/bounds.py).
 //
 // Counts are warp-level instructions and requests, as ncu counts them:
@@ -19,13 +23,12 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "gemm/tile_maps.hpp"
 #include "model/access_model.hpp"
 #include "model/bank_model.hpp"
 
@@ -73,34 +76,21 @@ inline Footprint strided_floats(uint64_t first, uint64_t ld, int count) {
 // Read off `cuobjdump -sass`; README "GEMM model" shows the lines.
 inline int as_read_width(GemmKernel k) { return k == GemmKernel::smem_padded ? 4 : 16; }
 
-// Kernels 4-8 (gemm/4_blocktile_1d.cuh .. gemm/8_warptile_tuned.cuh): a BM x BN tile of C per block,
-// K walked BK at a time through shared memory. The shape of each, as its header states it; the tuned
-// kernel's is checked against the compiled configuration by a static_assert in tests/gpu/test_gemm.cu.
-struct TiledShape {
-  int BM, BN, BK, threads;
-  int stages;    // shared buffers: 1 -> two barriers per tile, 2 -> one (plus one before the loop)
-  int WM, WN;    // warp tile (kernels 7-8; 0 otherwise)
-  int regs;      // registers per thread, ptxas -v (nvcc 13.0, sm_90): documentation; the run reads the real ones
-  int smem_bytes;
-  int LN = 8;                 // lanes along N in a warp's sub-tile (kernels 7-8)
-  bool checkerboard = false;  // gemm/7_warptile.cuh LaneMap::checkerboard
-};
+// Kernels 4-8 (gemm/4_blocktile_1d.cuh .. gemm/8_warptile_tuned.cuh): a BM x BN tile of C per block, K walked
+// BK at a time through shared memory. Their shapes (named fields) and index maps are gemm/tile_maps.hpp's: the
+// kernels compile from the same constants and functions this model walks.
+using gemm::LaneMap;
+using gemm::TileElem;
+using gemm::TileShape;
 
-// Kernels 7-8: lane -> (lm, ln) in a sub-tile, as gemm/7_warptile.cuh maps it.
-inline std::pair<int, int> warptile_lane(const TiledShape& s, int lane) {
-  const int q = lane % 8, p = lane / 8 % 2;
-  if (s.checkerboard) return {lane / 16 * 4 + q / 2, q % 2 * 2 + (q / 2 + p) % 2};
-  return {lane / s.LN, lane % s.LN};
-}
-
-constexpr TiledShape tiled_shape(GemmKernel k) {
+constexpr TileShape tiled_shape(GemmKernel k) {
   switch (k) {
-    case GemmKernel::blocktile_1d: return {64, 64, 8, 512, 1, 0, 0, 64, 4096};
-    case GemmKernel::blocktile_2d: return {128, 128, 8, 256, 1, 0, 0, 127, 8192};
-    case GemmKernel::vectorized: return {128, 128, 8, 256, 1, 0, 0, 111, 8192};
-    case GemmKernel::warptile: return {128, 128, 16, 256, 1, 32, 64, 124, 16384, 8, false};
-    case GemmKernel::warptile_tuned: return {128, 128, 8, 128, 2, 32, 128, 201, 16384, 8, false};
-    default: return {0, 0, 0, 0, 0, 0, 0, 0, 0, 8, false};
+    case GemmKernel::blocktile_1d: return gemm::kBlocktile1d;
+    case GemmKernel::blocktile_2d: return gemm::kBlocktile2d;
+    case GemmKernel::vectorized: return gemm::kVectorized;
+    case GemmKernel::warptile: return gemm::kWarptile;
+    case GemmKernel::warptile_tuned: return gemm::kWarptileTuned;
+    default: return TileShape{};
   }
 }
 
@@ -162,219 +152,243 @@ inline int gemm_lds_wavefronts(const std::vector<uint64_t>& addrs, int width) {
   return wavefronts;
 }
 
-// `s`: the kernel's shape (tiled_shape), or another candidate of the same kernel (the sweep's, a test's).
-// blocks_per_sm: resident blocks per SM on the device (the caller's, from its facts), carried like count_gemm's.
-inline GemmCounts count_tiled(GemmKernel kernel, const TiledShape& s, int64_t M, int64_t N, int64_t K,
-                              int blocks_per_sm) {
-  const bool warp_tiled = kernel == GemmKernel::warptile || kernel == GemmKernel::warptile_tuned;
-  // The 16-byte path (gemm/blocktile.cuh vectorizable(); cudaMalloc'd buffers are aligned).
-  const bool vec = kernel >= GemmKernel::vectorized && K % 4 == 0 && N % 4 == 0;
-  const int64_t Mt = (M + s.BM - 1) / s.BM, Nt = (N + s.BN - 1) / s.BN, Kt = (K + s.BK - 1) / s.BK;
-  const int warps = s.threads / 32;
+// What count_tiled's parts share: the kernel, its shape and the problem in tiles.
+struct TiledGrid {
+  GemmKernel kernel;
+  TileShape s;
+  int64_t M, N, K, Mt, Nt, Kt;
+  bool vec;   // the 16-byte path (gemm/blocktile.cuh vectorizable(); cudaMalloc'd buffers are aligned)
+  int warps;  // per block
+};
+inline bool warp_tiled(GemmKernel k) { return k == GemmKernel::warptile || k == GemmKernel::warptile_tuned; }
 
+// Launch-level counts: blocks, warps, FFMA, barriers, load rounds, compulsory DRAM bytes.
+inline GemmCounts tiled_launch(const TiledGrid& g, int blocks_per_sm) {
+  const TileShape& s = g.s;
   GemmCounts c;
-  c.blocks = double(Mt * Nt);
-  c.warps = c.blocks * warps;
+  c.blocks = double(g.Mt * g.Nt);
+  c.warps = c.blocks * g.warps;
   c.threads_per_block = s.threads;
   c.blocks_per_sm = blocks_per_sm;
-  c.dram_bytes = 4.0 * (M * K + K * N + M * N);
+  c.dram_bytes = 4.0 * (g.M * g.K + g.K * g.N + g.M * g.N);
   // Every thread of every block runs every tile (edge tiles zero-filled): whole tiles of FFMA.
-  c.ffma_thread = c.blocks * Kt * double(s.BM) * s.BN * s.BK;
+  c.ffma_thread = c.blocks * g.Kt * double(s.BM) * s.BN * s.BK;
   c.ffma_warp = c.ffma_thread / 32;
-  c.block_barriers = c.blocks * (s.stages == 2 ? Kt + 1 : warp_tiled ? 2 * Kt + 1 : 2 * Kt);
-  c.load_rounds = c.blocks * (s.stages == 2 ? 1 : Kt);
+  c.block_barriers = c.blocks * (s.stages == 2 ? g.Kt + 1 : warp_tiled(g.kernel) ? 2 * g.Kt + 1 : 2 * g.Kt);
+  c.load_rounds = c.blocks * (s.stages == 2 ? 1 : g.Kt);
+  return c;
+}
 
-  // The tile loads: thread t's i-th load is element (r, k) of the A tile ((k, col) of the B tile),
-  // `w` floats wide (w = 4: one float4; on the scalar path, four 4-byte loads).
-  struct Elem {
-    int r, c;
-  };
-  int a_loads, b_loads, w;
-  std::function<Elem(int, int)> a_elem, b_elem;
-  if (kernel == GemmKernel::blocktile_1d || kernel == GemmKernel::blocktile_2d) {
-    a_loads = b_loads = s.BM * s.BK / s.threads;
-    w = 1;
-    a_elem = [&](int t, int i) { const int e = t + i * s.threads; return Elem{e / s.BK, e % s.BK}; };
-    b_elem = [&](int t, int i) { const int e = t + i * s.threads; return Elem{e / s.BN, e % s.BN}; };
-  } else {
-    a_loads = s.BM * s.BK / 4 / s.threads;
-    b_loads = s.BK * s.BN / 4 / s.threads;
-    w = 4;
-    a_elem = [&](int t, int i) { const int f = t + i * s.threads; return Elem{f / (s.BK / 4), f % (s.BK / 4) * 4}; };
-    b_elem = [&](int t, int i) { const int f = t + i * s.threads; return Elem{f / (s.BN / 4), f % (s.BN / 4) * 4}; };
-  }
-  // One tile of X (rows x cols, row-major) at (r0, c0): requests, sectors and lines over every warp
-  // load, and the distinct sectors the block fetches from L2 (L1 serves repeats within the block).
-  // A tile inside X (no lane guarded off) depends only on where its first element falls in a 128-byte
-  // line: those are counted once per alignment.
-  struct TileCount {
-    double requests = -1, sectors = 0, lines = 0, l2 = 0;
-  };
-  std::vector<uint64_t> tile_sectors;
-  auto count_tile = [&](const std::function<Elem(int, int)>& elem, int loads, int64_t rows, int64_t cols, int64_t r0,
-                        int64_t c0) {
-    TileCount tc{0, 0, 0, 0};
-    tile_sectors.clear();
-    const int parts = vec || w == 1 ? 1 : 4, width = vec ? 4 * w : 4;
-    for (int warp = 0; warp < warps; ++warp)
-      for (int i = 0; i < loads; ++i)
-        for (int part = 0; part < parts; ++part) {
-          WarpAccess a;
-          for (int lane = 0; lane < 32; ++lane) {
-            const Elem e = elem(warp * 32 + lane, i);
-            const int64_t r = r0 + e.r, col = c0 + e.c + part;
-            if (r < rows && col < cols) a.addr[a.n++] = uint64_t(r * cols + col) * 4;
-          }
-          const Footprint f = warp_footprint(a, width);
-          tc.requests += 1;
-          tc.sectors += f.sectors;
-          tc.lines += f.lines;
-          for (int j = 0; j < a.n; ++j)
-            for (uint64_t x = a.addr[j] / kSectorBytes; x <= (a.addr[j] + width - 1) / kSectorBytes; ++x)
-              tile_sectors.push_back(x);
+enum class Operand { a, b };
+// Requests, sectors and lines over every warp load of one tile, and the distinct sectors the block fetches
+// from L2 (L1 serves repeats within the block). requests < 0: not counted yet.
+struct TileCount {
+  double requests = -1, sectors = 0, lines = 0, l2 = 0;
+};
+
+// One tile of X (rows x cols, row-major) at (r0, c0): thread t's i-th load reads the tile element of the
+// kernel's map (a_load, b_load), load_floats wide (one float4, or on the scalar path four 4-byte loads).
+inline TileCount count_tile(const TiledGrid& g, Operand op, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+                            std::vector<uint64_t>& sectors) {
+  const TileShape& s = g.s;
+  const int loads = op == Operand::a ? gemm::a_loads(s) : gemm::b_loads(s), w = s.load_floats;
+  const int parts = g.vec || w == 1 ? 1 : 4, width = g.vec ? 4 * w : 4;
+  TileCount tc{0, 0, 0, 0};
+  sectors.clear();
+  for (int warp = 0; warp < g.warps; ++warp)
+    for (int i = 0; i < loads; ++i)
+      for (int part = 0; part < parts; ++part) {
+        WarpAccess a;
+        for (int lane = 0; lane < 32; ++lane) {
+          const unsigned t = warp * 32 + lane;
+          const TileElem e = op == Operand::a ? gemm::a_load(s, t, i) : gemm::b_load(s, t, i);
+          const int64_t r = r0 + e.row, col = c0 + e.col + part;
+          if (r < rows && col < cols) a.addr[a.n++] = uint64_t(r * cols + col) * 4;
         }
-    std::sort(tile_sectors.begin(), tile_sectors.end());
-    tc.l2 = double(std::unique(tile_sectors.begin(), tile_sectors.end()) - tile_sectors.begin());
-    return tc;
-  };
-  auto load_tiles = [&](const std::function<Elem(int, int)>& elem, int loads, int64_t rows, int64_t cols, int tr,
-                        int tcols, int64_t r0, int64_t c0, double times, TileCount (&cache)[32]) {
-    const bool inside = r0 + tr <= rows && c0 + tcols <= cols;
-    const int key = int((r0 * cols + c0) % 32);
-    TileCount tc;
-    if (inside && cache[key].requests >= 0) {
-      tc = cache[key];
-    } else {
-      tc = count_tile(elem, loads, rows, cols, r0, c0);
-      if (inside) cache[key] = tc;
-    }
-    c.ld_requests += tc.requests * times;
-    c.ld_sectors += tc.sectors * times;
-    c.ld_lines += tc.lines * times;
-    c.l2_read_sectors += tc.l2 * times;
-  };
-  TileCount a_cache[32], b_cache[32];
-  for (int64_t t = 0; t < Kt; ++t) {
-    for (int64_t by = 0; by < Mt; ++by) load_tiles(a_elem, a_loads, M, K, s.BM, s.BK, by * s.BM, t * s.BK, double(Nt), a_cache);
-    for (int64_t bx = 0; bx < Nt; ++bx) load_tiles(b_elem, b_loads, K, N, s.BK, s.BN, t * s.BK, bx * s.BN, double(Mt), b_cache);
-  }
+        const Footprint f = warp_footprint(a, width);
+        tc.requests += 1;
+        tc.sectors += f.sectors;
+        tc.lines += f.lines;
+        for (int j = 0; j < a.n; ++j)
+          for (uint64_t x = a.addr[j] / kSectorBytes; x <= (a.addr[j] + width - 1) / kSectorBytes; ++x) sectors.push_back(x);
+      }
+  std::sort(sectors.begin(), sectors.end());
+  tc.l2 = double(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+  return tc;
+}
 
-  // The C stores: thread t's j-th store is C[r0 + r][c0 + col .. + sw) (sw = 4: STG.128, or 4 STG).
-  int stores, sw;
-  std::function<Elem(int, int)> c_elem;
-  if (kernel == GemmKernel::blocktile_1d) {
-    stores = 8, sw = 1;
-    c_elem = [](int t, int j) { return Elem{t / 64 * 8 + j, t % 64}; };
-  } else if (kernel == GemmKernel::blocktile_2d) {
-    stores = 64, sw = 1;
-    c_elem = [](int t, int j) { return Elem{t / 16 * 8 + j / 8, t % 16 * 8 + j % 8}; };
-  } else if (kernel == GemmKernel::vectorized) {
-    stores = 16, sw = 4;
-    c_elem = [](int t, int j) { return Elem{t / 16 * 8 + j / 2, t % 16 * 8 + j % 2 * 4}; };
-  } else {  // (i, r, j) of gemm/7_warptile.cuh's epilogue
-    const int subm = 32 / s.LN * 4, subn = s.LN * 4, miter = s.WM / subm, niter = s.WN / subn;
-    stores = miter * 4 * niter, sw = 4;
-    c_elem = [s, subm, subn, niter](int t, int j) {
-      const int warp = t / 32, wm0 = warp / (s.BN / s.WN) * s.WM, wn0 = warp % (s.BN / s.WN) * s.WN;
-      const auto [lm, ln] = warptile_lane(s, t % 32);
-      const int i = j / (4 * niter), r = j / niter % 4, jn = j % niter;
-      return Elem{wm0 + i * subm + lm * 4 + r, wn0 + jn * subn + ln * 4};
-    };
+// Every block's loads of one operand: A's tile (by, t) is read by the Nt blocks of row by, B's (t, bx) by the
+// Mt of column bx. A tile inside X (no lane guarded off) depends only on where its first element falls in a
+// 128-byte line: those are counted once per alignment.
+inline void add_tile_loads(const TiledGrid& g, Operand op, GemmCounts& c) {
+  const bool is_a = op == Operand::a;
+  const int64_t rows = is_a ? g.M : g.K, cols = is_a ? g.K : g.N, across = is_a ? g.Mt : g.Nt;
+  const int tile_rows = is_a ? g.s.BM : g.s.BK, tile_cols = is_a ? g.s.BK : g.s.BN;
+  const double times = double(is_a ? g.Nt : g.Mt);
+  TileCount cache[32];
+  std::vector<uint64_t> sectors;
+  for (int64_t t = 0; t < g.Kt; ++t)
+    for (int64_t b = 0; b < across; ++b) {
+      const int64_t r0 = is_a ? b * g.s.BM : t * g.s.BK, c0 = is_a ? t * g.s.BK : b * g.s.BN;
+      const bool inside = r0 + tile_rows <= rows && c0 + tile_cols <= cols;
+      const int key = int((r0 * cols + c0) % 32);
+      TileCount tc;
+      if (inside && cache[key].requests >= 0) {
+        tc = cache[key];
+      } else {
+        tc = count_tile(g, op, rows, cols, r0, c0, sectors);
+        if (inside) cache[key] = tc;
+      }
+      c.ld_requests += tc.requests * times;
+      c.ld_sectors += tc.sectors * times;
+      c.ld_lines += tc.lines * times;
+      c.l2_read_sectors += tc.l2 * times;
+    }
+}
+
+// The C stores of one thread, as the kernels' epilogues loop over the shared patch maps: kernels 4-6 their
+// TM x TN patch row by row, `width` floats at a time (STG.128 or, scalar, 4 STG; kernels 4-5 one STG per
+// float); kernels 7-8 (i, r, j): sub-tile row i, patch row r, sub-tile column j, a float4 each.
+struct CStores {
+  int count, width;
+};
+inline CStores c_stores(const TiledGrid& g) {
+  const TileShape& s = g.s;
+  if (warp_tiled(g.kernel)) return {s.WM / gemm::sub_m(s) * s.TM * (s.WN / gemm::sub_n(s)), 4};
+  const int width = g.kernel == GemmKernel::vectorized ? 4 : 1;
+  return {s.TM * s.TN / width, width};
+}
+inline TileElem c_store_elem(const TiledGrid& g, const CStores& cs, unsigned t, int j) {
+  const TileShape& s = g.s;
+  if (warp_tiled(g.kernel)) {
+    const int niter = s.WN / gemm::sub_n(s), i = j / (s.TM * niter), r = j / niter % s.TM, jn = j % niter;
+    const TileElem e = gemm::warptile_patch(s, gemm::warptile_origin(s, t), i, jn);
+    return {e.row + r, e.col};
   }
-  double st_cache[32];
-  std::fill(st_cache, st_cache + 32, -1.0);
-  for (int64_t by = 0; by < Mt; ++by)
-    for (int64_t bx = 0; bx < Nt; ++bx) {
-      const int64_t r0 = by * s.BM, c0 = bx * s.BN;
-      const bool inside = r0 + s.BM <= M && c0 + s.BN <= N;
-      const int key = int((r0 * N + c0) % 32);
-      c.st_requests += double(warps) * stores * (vec || sw == 1 ? 1 : 4);
-      if (inside && st_cache[key] >= 0) {
-        c.st_sectors += st_cache[key];
+  const int per_row = s.TN / cs.width;
+  return gemm::patch_elem(s, gemm::thread_patch(s, t), j / per_row, j % per_row * cs.width);
+}
+
+// Requests and sectors of every block's C stores; an inside tile's sectors are counted once per alignment.
+inline void add_c_stores(const TiledGrid& g, GemmCounts& c) {
+  const CStores cs = c_stores(g);
+  const int parts = g.vec || cs.width == 1 ? 1 : 4;
+  double cache[32];
+  std::fill(cache, cache + 32, -1.0);
+  for (int64_t by = 0; by < g.Mt; ++by)
+    for (int64_t bx = 0; bx < g.Nt; ++bx) {
+      const int64_t r0 = by * g.s.BM, c0 = bx * g.s.BN;
+      const bool inside = r0 + g.s.BM <= g.M && c0 + g.s.BN <= g.N;
+      const int key = int((r0 * g.N + c0) % 32);
+      c.st_requests += double(g.warps) * cs.count * parts;
+      if (inside && cache[key] >= 0) {
+        c.st_sectors += cache[key];
         continue;
       }
       double sectors = 0;
-      for (int warp = 0; warp < warps; ++warp)
-        for (int j = 0; j < stores; ++j)
-          for (int part = 0; part < (vec || sw == 1 ? 1 : 4); ++part) {
+      for (int warp = 0; warp < g.warps; ++warp)
+        for (int j = 0; j < cs.count; ++j)
+          for (int part = 0; part < parts; ++part) {
             WarpAccess a;
             for (int lane = 0; lane < 32; ++lane) {
-              const Elem e = c_elem(warp * 32 + lane, j);
-              const int64_t r = r0 + e.r, col = c0 + e.c + part;
-              if (r < M && col < N) a.addr[a.n++] = uint64_t(r * N + col) * 4;
+              const TileElem e = c_store_elem(g, cs, warp * 32 + lane, j);
+              const int64_t r = r0 + e.row, col = c0 + e.col + part;
+              if (r < g.M && col < g.N) a.addr[a.n++] = uint64_t(r * g.N + col) * 4;
             }
-            sectors += warp_footprint(a, vec ? 4 * sw : 4).sectors;
+            sectors += warp_footprint(a, g.vec ? 4 * cs.width : 4).sectors;
           }
-      if (inside) st_cache[key] = sectors;
+      if (inside) cache[key] = sectors;
       c.st_sectors += sectors;
     }
+}
 
-  // Shared memory, per block and tile (the same for every tile): the stores of the loaded tile, then
-  // BK k-steps of reads. Byte addresses from the start of a stage: As first, then Bs.
-  const uint64_t bs0 = uint64_t(s.BM) * s.BK * 4;
-  const bool a_transposed = kernel >= GemmKernel::vectorized;
+// Shared-memory instructions and wavefronts of one warp and tile. Byte addresses from the start of a
+// stage: As (gemm::as_word), then Bs (gemm::bs_word, BM BK words on).
+struct SmemTally {
   double lds_inst = 0, lds_wf = 0, sts_inst = 0, sts_wf = 0;
-  auto smem = [&](double& inst, double& wf, const std::vector<uint64_t>& addr, int width, SmemOp op) {
-    inst += 1;
-    wf += smem_wavefronts(addr, width, 0xffffffffu, op);
-  };
+};
+inline uint64_t bs_bytes(const TileShape& s, TileElem e) { return 4 * (uint64_t(s.BM) * s.BK + gemm::bs_word(s, e)); }
+
+// The stores of the loaded tiles: A one STS per float (transposed: four per float4), B one STS (STS.128) per load.
+inline void add_tile_stores(const TiledGrid& g, int warp, SmemTally& m) {
+  const TileShape& s = g.s;
   std::vector<uint64_t> addr(32);
-  for (int warp = 0; warp < warps; ++warp) {
-    for (int i = 0; i < a_loads; ++i)
-      for (int j = 0; j < w; ++j) {  // A: one STS per float (transposed: four per float4)
-        for (int lane = 0; lane < 32; ++lane) {
-          const Elem e = a_elem(warp * 32 + lane, i);
-          addr[lane] = 4 * (a_transposed ? uint64_t(e.c + j) * s.BM + e.r : uint64_t(e.r) * s.BK + e.c);
-        }
-        smem(sts_inst, sts_wf, addr, 4, SmemOp::store);
-      }
-    for (int i = 0; i < b_loads; ++i) {  // B: one STS (or STS.128) per load
+  for (int i = 0; i < gemm::a_loads(s); ++i)
+    for (int j = 0; j < s.load_floats; ++j) {
       for (int lane = 0; lane < 32; ++lane) {
-        const Elem e = b_elem(warp * 32 + lane, i);
-        addr[lane] = bs0 + 4 * (uint64_t(e.r) * s.BN + e.c);
+        const TileElem e = gemm::a_load(s, warp * 32 + lane, i);
+        addr[lane] = 4 * uint64_t(gemm::as_word(s, {e.row, e.col + j}));
       }
-      smem(sts_inst, sts_wf, addr, 4 * w, SmemOp::store);
+      m.sts_inst += 1;
+      m.sts_wf += smem_wavefronts(addr, 4, 0xffffffffu, SmemOp::store);
     }
-    for (int k = 0; k < s.BK; ++k) {
-      // Per k: the reads of A and of B, each as (width, per-lane float offset of read q).
-      auto reads = [&](int count, int width, const std::function<uint64_t(int, int)>& byte) {
-        for (int q = 0; q < count; ++q) {
-          for (int lane = 0; lane < 32; ++lane) addr[lane] = byte(warp * 32 + lane, q);
-          lds_inst += 1;
-          lds_wf += gemm_lds_wavefronts(addr, width);
-        }
-      };
-      if (kernel == GemmKernel::blocktile_1d || kernel == GemmKernel::blocktile_2d) {
-        // As rows read kBlocktileReadWidth bytes at a time: one read covers that many k of a row.
-        const int per = kBlocktileReadWidth / 4, tm = 8;
-        const int tn = kernel == GemmKernel::blocktile_1d ? 1 : 8, tr_div = kernel == GemmKernel::blocktile_1d ? 64 : 16;
-        if (k % per == 0)
-          reads(tm, kBlocktileReadWidth, [&](int t, int m) { return 4 * (uint64_t(t / tr_div * tm + m) * s.BK + k); });
-        if (tn == 1)
-          reads(1, 4, [&](int t, int) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 64); });
-        else
-          reads(tn * 4 / kBlocktileReadWidth, kBlocktileReadWidth,
-                [&](int t, int q) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 16 * 8 + q * kBlocktileReadWidth / 4); });
-      } else if (kernel == GemmKernel::vectorized) {
-        reads(2, 16, [&](int t, int q) { return 4 * (uint64_t(k) * s.BM + t / 16 * 8 + 4 * q); });
-        reads(2, 16, [&](int t, int q) { return bs0 + 4 * (uint64_t(k) * s.BN + t % 16 * 8 + 4 * q); });
-      } else {
-        const int wm0 = warp / (s.BN / s.WN) * s.WM, wn0 = warp % (s.BN / s.WN) * s.WN;
-        const int subm = 32 / s.LN * 4, subn = s.LN * 4;
-        reads(s.WM / subm, 16, [&](int t, int i) {
-          return 4 * (uint64_t(k) * s.BM + wm0 + i * subm + warptile_lane(s, t % 32).first * 4);
-        });
-        reads(s.WN / subn, 16, [&](int t, int j) {
-          return bs0 + 4 * (uint64_t(k) * s.BN + wn0 + j * subn + warptile_lane(s, t % 32).second * 4);
-        });
-      }
-    }
+  for (int i = 0; i < gemm::b_loads(s); ++i) {
+    for (int lane = 0; lane < 32; ++lane) addr[lane] = bs_bytes(s, gemm::b_load(s, warp * 32 + lane, i));
+    m.sts_inst += 1;
+    m.sts_wf += smem_wavefronts(addr, 4 * s.load_floats, 0xffffffffu, SmemOp::store);
   }
-  const double block_tiles = c.blocks * Kt;
-  c.lds_inst = lds_inst * block_tiles;
-  c.lds_wavefronts = lds_wf * block_tiles;
-  c.sts_inst = sts_inst * block_tiles;
-  c.sts_wavefronts = sts_wf * block_tiles;
+}
+
+// The reads of k-step k: each thread's row of A and column of B from the shared patch maps, read as nvcc
+// compiled them (kernels 4-5: kBlocktileReadWidth bytes of an As row cover that many k; 6-8: LDS.128).
+inline void add_tile_reads(const TiledGrid& g, int warp, int k, SmemTally& m) {
+  const TileShape& s = g.s;
+  std::vector<uint64_t> addr(32);
+  auto reads = [&](int count, int width, auto bytes) {  // bytes(t, q): where thread t's read q starts
+    for (int q = 0; q < count; ++q) {
+      for (int lane = 0; lane < 32; ++lane) addr[lane] = bytes(unsigned(warp * 32 + lane), q);
+      m.lds_inst += 1;
+      m.lds_wf += gemm_lds_wavefronts(addr, width);
+    }
+  };
+  auto a_at = [&](TileElem e) { return 4 * uint64_t(gemm::as_word(s, e)); };
+  if (warp_tiled(g.kernel)) {
+    auto patch = [&](unsigned t, int i, int j) { return gemm::warptile_patch(s, gemm::warptile_origin(s, t), i, j); };
+    reads(s.WM / gemm::sub_m(s), 16, [&](unsigned t, int i) { return a_at({patch(t, i, 0).row, k}); });
+    reads(s.WN / gemm::sub_n(s), 16, [&](unsigned t, int j) { return bs_bytes(s, {k, patch(t, 0, j).col}); });
+    return;
+  }
+  auto elem = [&](unsigned t, int m_, int n) { return gemm::patch_elem(s, gemm::thread_patch(s, t), m_, n); };
+  if (g.kernel == GemmKernel::vectorized) {
+    reads(s.TM / 4, 16, [&](unsigned t, int q) { return a_at({elem(t, 4 * q, 0).row, k}); });
+    reads(s.TN / 4, 16, [&](unsigned t, int q) { return bs_bytes(s, {k, elem(t, 0, 4 * q).col}); });
+    return;
+  }
+  const int per = kBlocktileReadWidth / 4;  // kernels 4-5
+  if (k % per == 0) reads(s.TM, kBlocktileReadWidth, [&](unsigned t, int m_) { return a_at({elem(t, m_, 0).row, k}); });
+  if (s.TN == 1)
+    reads(1, 4, [&](unsigned t, int) { return bs_bytes(s, {k, elem(t, 0, 0).col}); });
+  else
+    reads(s.TN * 4 / kBlocktileReadWidth, kBlocktileReadWidth,
+          [&](unsigned t, int q) { return bs_bytes(s, {k, elem(t, 0, q * per).col}); });
+}
+
+// Shared memory per block and tile is the same for every tile: the tile stores, then BK k-steps of reads.
+inline void add_tile_smem(const TiledGrid& g, GemmCounts& c) {
+  SmemTally m;
+  for (int warp = 0; warp < g.warps; ++warp) {
+    add_tile_stores(g, warp, m);
+    for (int k = 0; k < g.s.BK; ++k) add_tile_reads(g, warp, k, m);
+  }
+  const double block_tiles = c.blocks * g.Kt;
+  c.lds_inst = m.lds_inst * block_tiles;
+  c.lds_wavefronts = m.lds_wf * block_tiles;
+  c.sts_inst = m.sts_inst * block_tiles;
+  c.sts_wavefronts = m.sts_wf * block_tiles;
+}
+
+// `s`: the kernel's shape (tiled_shape), or another candidate of the same kernel (the sweep's, a test's).
+// blocks_per_sm: resident blocks per SM on the device (the caller's, from its facts), carried like count_gemm's.
+inline GemmCounts count_tiled(GemmKernel kernel, const TileShape& s, int64_t M, int64_t N, int64_t K,
+                              int blocks_per_sm) {
+  if (!gemm::tiles_evenly(s)) throw std::invalid_argument("GEMM model: a tile shape that does not tile evenly");
+  const TiledGrid g{kernel, s, M, N, K, (M + s.BM - 1) / s.BM, (N + s.BN - 1) / s.BN, (K + s.BK - 1) / s.BK,
+                    kernel >= GemmKernel::vectorized && K % 4 == 0 && N % 4 == 0, s.threads / 32};
+  GemmCounts c = tiled_launch(g, blocks_per_sm);
+  add_tile_loads(g, Operand::a, c);
+  add_tile_loads(g, Operand::b, c);
+  add_c_stores(g, c);
+  add_tile_smem(g, c);
   return c;
 }
 
@@ -410,6 +424,103 @@ inline TileReuse tile_reuse(int64_t M, int64_t N, int64_t K, double l2_bytes) {
   return r;
 }
 
+// Kernels 1-3's grid: T x T tiles of C (T = gemm::kTile, also the warp size), Mt row blocks by Nt column panels.
+struct SimpleGrid {
+  static constexpr int T = gemm::kTile;
+  int64_t M, N, K, Mt, Nt, Kt;
+  SimpleGrid(int64_t m, int64_t n, int64_t k) : M(m), N(n), K(k), Mt((m + T - 1) / T), Nt((n + T - 1) / T), Kt((k + T - 1) / T) {}
+  int rows_in(int64_t bx) const { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); }
+  int cols_in(int64_t by) const { return static_cast<int>(std::min<int64_t>(T, N - by * T)); }
+};
+inline void add_ld(GemmCounts& c, Footprint f, double times) {
+  c.ld_requests += times;
+  c.ld_sectors += f.sectors * times;
+  c.ld_lines += f.lines * times;
+}
+inline void add_st(GemmCounts& c, Footprint f, double times) {
+  c.st_requests += times;
+  c.st_sectors += f.sectors * times;
+}
+// Each operand's load requests (A's, B's): what serve() splits by where their misses are served.
+struct OperandRequests {
+  double a = 0, b = 0;
+};
+
+// Kernel 1: a warp is 32 rows (threadIdx.x) of one column. A[row][k] strided by K, B[k][col] a broadcast.
+inline OperandRequests count_naive(const SimpleGrid& g, GemmCounts& c) {
+  constexpr int T = SimpleGrid::T;
+  c.ffma_warp = double(g.Mt) * g.N * g.K;  // warps whose column is inside C
+  for (int64_t bx = 0; bx < g.Mt; ++bx) {
+    for (int64_t k = 0; k < g.K; ++k) add_ld(c, strided_floats(bx * T * g.K + k, g.K, g.rows_in(bx)), double(g.N));
+    add_st(c, strided_floats(bx * T * g.N, g.N, g.rows_in(bx)), double(g.N));
+  }
+  const double a_req = c.ld_requests;
+  for (int64_t bx = 0; bx < g.Mt; ++bx) add_ld(c, {1, 1}, double(g.N) * g.K);
+  return {a_req, c.ld_requests - a_req};
+}
+
+// Kernel 2: a warp is 32 columns of one row. A[row][k] a broadcast, B[k][col] one row segment.
+inline OperandRequests count_coalesced(const SimpleGrid& g, GemmCounts& c) {
+  constexpr int T = SimpleGrid::T;
+  c.ffma_warp = double(g.M) * g.Nt * g.K;
+  add_ld(c, {1, 1}, double(g.M) * g.Nt * g.K);
+  const double a_req = c.ld_requests;
+  for (int64_t by = 0; by < g.Nt; ++by) {
+    for (int64_t k = 0; k < g.K; ++k) add_ld(c, contiguous_floats(k * g.N + by * T, g.cols_in(by)), double(g.M));
+    for (int64_t x = 0; x < g.M; ++x) add_st(c, contiguous_floats(x * g.N + by * T, g.cols_in(by)), 1);
+  }
+  return {a_req, c.ld_requests - a_req};
+}
+
+// Kernel 3 and its ablations, global side: warp ly loads row ly of the A tile and row ly of the B tile
+// (predicated per lane) and stores row ly of the C tile (gemm::smem_tile_thread).
+inline OperandRequests count_smem_global(const SimpleGrid& g, GemmCounts& c) {
+  constexpr int T = SimpleGrid::T;
+  for (int64_t x = 0; x < g.M; ++x)
+    for (int64_t t = 0; t < g.K; t += T) add_ld(c, contiguous_floats(x * g.K + t, std::min<int64_t>(T, g.K - t)), double(g.Nt));
+  const double a_req = c.ld_requests;
+  for (int64_t by = 0; by < g.Nt; ++by)
+    for (int64_t k = 0; k < g.K; ++k) add_ld(c, contiguous_floats(k * g.N + by * T, g.cols_in(by)), double(g.Mt));
+  c.l2_read_sectors = c.ld_sectors;  // one block never re-reads a tile; no reuse across blocks assumed
+  for (int64_t by = 0; by < g.Nt; ++by)
+    for (int64_t x = 0; x < g.M; ++x) add_st(c, contiguous_floats(x * g.N + by * T, g.cols_in(by)), 1);
+  return {a_req, c.ld_requests - a_req};
+}
+
+// Kernel 3 and its ablations, shared side, per warp and tile: two conflict-free STS (a row of each tile),
+// then 32 k-steps reading As[ty][k] and Bs[k][tx], (ty, tx) the compute map of gemm::smem_tile_thread
+// (kernel 3: a warp is a row of C, As a broadcast; ablations: a column, Bs a broadcast).
+inline void count_smem_shared(GemmKernel kernel, const SimpleGrid& g, GemmCounts& c) {
+  constexpr int T = SimpleGrid::T;
+  const bool transposed = kernel != GemmKernel::smem;
+  const int as_stride = kernel == GemmKernel::smem_padded ? T + 1 : T;  // words per As row
+  const int w = as_read_width(kernel);
+  std::vector<uint64_t> as_addr(T), bs_addr(T), epi(T), back(T);
+  for (int lane = 0; lane < T; ++lane) {  // warp 0, k = 0
+    const TileElem me = gemm::smem_tile_thread(lane, transposed), io = gemm::smem_tile_thread(lane, false);
+    as_addr[lane] = uint64_t(me.row) * as_stride * 4;
+    bs_addr[lane] = uint64_t(me.col) * 4;
+    epi[lane] = (uint64_t(me.row) * as_stride + me.col) * 4;  // the ablations' epilogue: As[ty][tx] = acc
+    back[lane] = (uint64_t(io.row) * as_stride + io.col) * 4;  // ... read back as As[ly][lx]
+  }
+  const double as_inst = T * 4 / w, as_wf = gemm_lds_wavefronts(as_addr, w);
+  const double bs_inst = T, bs_wf = gemm_lds_wavefronts(bs_addr, 4);
+  const double per_warp_tiles = c.warps * g.Kt;
+  c.sts_inst = 2 * per_warp_tiles;
+  c.sts_wavefronts = 2 * per_warp_tiles;
+  c.lds_inst = per_warp_tiles * (as_inst + bs_inst);
+  c.lds_wavefronts = per_warp_tiles * (as_inst * as_wf + bs_inst * bs_wf);
+  c.block_barriers = c.blocks * 2 * g.Kt;
+  c.load_rounds = c.blocks * g.Kt;  // one shared buffer: every tile's loads, then a barrier
+  if (!transposed) return;
+  // Epilogue: C goes back through As and out with kernel 3's mapping.
+  c.sts_inst += c.warps;
+  c.sts_wavefronts += c.warps * smem_wavefronts(epi, 4, 0xffffffffu, SmemOp::store);
+  c.lds_inst += c.warps;
+  c.lds_wavefronts += c.warps * smem_wavefronts(back, 4);
+  c.block_barriers += c.blocks;
+}
+
 // blocks_per_sm: resident blocks per SM on the device (gemm/bench_gemm.cu: from its facts), carried
 // for the barrier bound (plots/bounds.py) and the occupancy; nothing else here depends on it.
 // l2_bytes: the device's L2 (its facts), for tile_reuse; the default keeps every reuse in L2.
@@ -422,116 +533,39 @@ inline GemmCounts count_gemm(GemmKernel kernel, int64_t M, int64_t N, int64_t K,
     c.dram_bytes_reuse = c.dram_bytes;  // tile_reuse's grid is kernels 1-3's; these keep the compulsory count
     return c;
   }
-  constexpr int T = 32;  // tile edge and warp size
-  const int64_t Mt = (M + T - 1) / T, Nt = (N + T - 1) / T, Kt = (K + T - 1) / T;
-  auto rows_in = [&](int64_t bx) { return static_cast<int>(std::min<int64_t>(T, M - bx * T)); };
-  auto cols_in = [&](int64_t by) { return static_cast<int>(std::min<int64_t>(T, N - by * T)); };
-  auto add_ld = [](GemmCounts& c, Footprint f, double times) {
-    c.ld_requests += times;
-    c.ld_sectors += f.sectors * times;
-    c.ld_lines += f.lines * times;
-  };
-  auto add_st = [](GemmCounts& c, Footprint f, double times) {
-    c.st_requests += times;
-    c.st_sectors += f.sectors * times;
-  };
-
-
+  constexpr int T = SimpleGrid::T;
+  const SimpleGrid g(M, N, K);
   GemmCounts c;
-  c.blocks = static_cast<double>(Mt * Nt);
+  c.blocks = static_cast<double>(g.Mt * g.Nt);
   c.blocks_per_sm = blocks_per_sm;
   c.dram_bytes = 4.0 * (M * K + K * N + M * N);
   // The distinct sectors of every block's 32 rows of A and 32-column strip of B, summed over the blocks:
   // what L1 fetches once per block, and what DRAM sends for an operand whose misses it serves.
   double a_l2 = 0, b_l2 = 0;
-  for (int64_t bx = 0; bx < Mt; ++bx)
-    for (int64_t x = bx * T; x < bx * T + rows_in(bx); ++x) a_l2 += Nt * contiguous_floats(x * K, K).sectors;
-  for (int64_t by = 0; by < Nt; ++by)
-    for (int64_t k = 0; k < K; ++k) b_l2 += Mt * contiguous_floats(k * N + by * T, cols_in(by)).sectors;
-  // Each operand's requests, and where tile_reuse says its misses are served.
-  const TileReuse reuse = tile_reuse(M, N, K, l2_bytes);
-  auto serve = [&](double a_req, double b_req) {
-    c.ld_requests_dram = (reuse.a_dram ? a_req : 0) + (reuse.b_dram ? b_req : 0);
-    c.dram_bytes_reuse = 4.0 * M * N + (reuse.a_dram ? 32 * a_l2 : 4.0 * M * K) + (reuse.b_dram ? 32 * b_l2 : 4.0 * K * N);
-  };
+  for (int64_t bx = 0; bx < g.Mt; ++bx)
+    for (int64_t x = bx * T; x < bx * T + g.rows_in(bx); ++x) a_l2 += g.Nt * contiguous_floats(x * K, K).sectors;
+  for (int64_t by = 0; by < g.Nt; ++by)
+    for (int64_t k = 0; k < K; ++k) b_l2 += g.Mt * contiguous_floats(k * N + by * T, g.cols_in(by)).sectors;
 
+  OperandRequests req;
   if (kernel == GemmKernel::naive || kernel == GemmKernel::coalesced) {
     c.ffma_thread = double(M) * N * K;  // one thread per element of C; threads outside C return at once
     c.l2_read_sectors = a_l2 + b_l2;    // L2: each block reads its rows of A and its strip of B once
+    c.warps = double(g.Mt * g.Nt) * T;  // warps launched (whole 32x32 blocks)
+    req = kernel == GemmKernel::naive ? count_naive(g, c) : count_coalesced(g, c);
+  } else {
+    // Kernel 3 and its ablations: every thread of every block runs every tile (out-of-range elements are
+    // zero-filled), so FFMA, shared accesses and barriers count whole tiles.
+    c.warps = c.blocks * T;
+    c.ffma_warp = c.warps * g.Kt * T;
+    c.ffma_thread = c.ffma_warp * T;
+    req = count_smem_global(g, c);
+    count_smem_shared(kernel, g, c);
   }
-  if (kernel == GemmKernel::naive) {
-    // A warp: 32 rows (threadIdx.x) of one column. A[row][k] strided by K, B[k][col] a broadcast.
-    c.ffma_warp = double(Mt) * N * K;  // warps whose column is inside C
-    for (int64_t bx = 0; bx < Mt; ++bx) {
-      for (int64_t k = 0; k < K; ++k) add_ld(c, strided_floats(bx * T * K + k, K, rows_in(bx)), double(N));
-      add_st(c, strided_floats(bx * T * N, N, rows_in(bx)), double(N));
-    }
-    const double a_req = c.ld_requests;
-    for (int64_t bx = 0; bx < Mt; ++bx) add_ld(c, {1, 1}, double(N) * K);
-    c.warps = double(Mt * Nt) * T;  // warps launched (whole 32x32 blocks)
-    serve(a_req, c.ld_requests - a_req);
-    return c;
-  }
-  if (kernel == GemmKernel::coalesced) {
-    // A warp: 32 columns of one row. A[row][k] a broadcast, B[k][col] one row segment.
-    c.ffma_warp = double(M) * Nt * K;
-    add_ld(c, {1, 1}, double(M) * Nt * K);
-    const double a_req = c.ld_requests;
-    for (int64_t by = 0; by < Nt; ++by) {
-      for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(M));
-      for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
-    }
-    const double b_req = c.ld_requests - a_req;
-    c.warps = double(Mt * Nt) * T;
-    serve(a_req, b_req);
-    return c;
-  }
-
-  // Kernel 3 and its ablations: every thread of every block runs every tile (out-of-range elements are
-  // zero-filled), so FFMA, shared accesses and barriers count whole tiles.
-  c.warps = c.blocks * T;
-  c.ffma_warp = c.warps * Kt * T;
-  c.ffma_thread = c.ffma_warp * T;
-  // Tile loads: warp ly loads row ly of the A tile and row ly of the B tile (predicated per lane).
-  for (int64_t x = 0; x < M; ++x)
-    for (int64_t t = 0; t < K; t += T) add_ld(c, contiguous_floats(x * K + t, std::min<int64_t>(T, K - t)), double(Nt));
-  const double a_req = c.ld_requests;
-  for (int64_t by = 0; by < Nt; ++by)
-    for (int64_t k = 0; k < K; ++k) add_ld(c, contiguous_floats(k * N + by * T, cols_in(by)), double(Mt));
-  c.l2_read_sectors = c.ld_sectors;  // one block never re-reads a tile; no reuse across blocks assumed
-  serve(a_req, c.ld_requests - a_req);
-  for (int64_t by = 0; by < Nt; ++by)
-    for (int64_t x = 0; x < M; ++x) add_st(c, contiguous_floats(x * N + by * T, cols_in(by)), 1);
-
-  // Shared memory, per warp and tile: two conflict-free STS (a row of each tile), then 32 k-steps.
-  const int as_stride = kernel == GemmKernel::smem_padded ? T + 1 : T;  // words per As row
-  const int w = as_read_width(kernel);
-  std::vector<uint64_t> as_addr(T), bs_addr(T);
-  for (int lane = 0; lane < T; ++lane) {
-    // kernel 3: the warp is one row of C (As broadcast, Bs consecutive); ablations: one column of C.
-    const bool row_warp = kernel == GemmKernel::smem;
-    as_addr[lane] = uint64_t(row_warp ? 0 : lane) * as_stride * 4;
-    bs_addr[lane] = uint64_t(row_warp ? lane : 0) * 4;
-  }
-  const double as_inst = T * 4 / w, as_wf = gemm_lds_wavefronts(as_addr, w);
-  const double bs_inst = T, bs_wf = gemm_lds_wavefronts(bs_addr, 4);
-  const double per_warp_tiles = c.warps * Kt;
-  c.sts_inst = 2 * per_warp_tiles;
-  c.sts_wavefronts = 2 * per_warp_tiles;
-  c.lds_inst = per_warp_tiles * (as_inst + bs_inst);
-  c.lds_wavefronts = per_warp_tiles * (as_inst * as_wf + bs_inst * bs_wf);
-  c.block_barriers = c.blocks * 2 * Kt;
-  c.load_rounds = c.blocks * Kt;  // one shared buffer: every tile's loads, then a barrier
-  if (kernel != GemmKernel::smem) {
-    // Epilogue: C goes back through As (lane = row: As[lane][col]) and out with kernel 3's mapping.
-    std::vector<uint64_t> epi(T);
-    for (int lane = 0; lane < T; ++lane) epi[lane] = uint64_t(lane) * as_stride * 4;
-    c.sts_inst += c.warps;
-    c.sts_wavefronts += c.warps * smem_wavefronts(epi, 4, 0xffffffffu, SmemOp::store);
-    c.lds_inst += c.warps;
-    c.lds_wavefronts += c.warps;
-    c.block_barriers += c.blocks;
-  }
+  // Each operand's requests, and where tile_reuse says its misses are served.
+  const TileReuse reuse = tile_reuse(M, N, K, l2_bytes);
+  c.ld_requests_dram = (reuse.a_dram ? req.a : 0) + (reuse.b_dram ? req.b : 0);
+  c.dram_bytes_reuse = 4.0 * M * N + (reuse.a_dram ? 32 * a_l2 : 4.0 * M * K) + (reuse.b_dram ? 32 * b_l2 : 4.0 * K * N);
   return c;
 }
 

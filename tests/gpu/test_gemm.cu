@@ -16,13 +16,14 @@ using namespace mh::gemm;
 
 namespace {
 
-// The counting model's shape of kernels 7 and 8 is the compiled one (model/gemm_model.hpp tiled_shape).
+// The counting model's shape of kernels 7 and 8 (model/gemm_model.hpp tiled_shape, gemm/tile_maps.hpp) is the
+// compiled one, and so is what the configuration derives from it (threads, shared memory).
 template <class Cfg>
 constexpr bool model_matches(model::GemmKernel k) {
-  const model::TiledShape s = model::tiled_shape(k);
+  const TileShape s = model::tiled_shape(k);
   return s.BM == Cfg::BM && s.BN == Cfg::BN && s.BK == Cfg::BK && s.threads == Cfg::kThreads && s.stages == Cfg::kStages &&
-         s.WM == Cfg::WM && s.WN == Cfg::WN && s.LN == Cfg::LN && s.smem_bytes == int(Cfg::kSmemBytes) &&
-         s.checkerboard == (Cfg::kMap == LaneMap::checkerboard);
+         s.WM == Cfg::WM && s.WN == Cfg::WN && s.LN == Cfg::LN && tile_smem_bytes(s) == int(Cfg::kSmemBytes) &&
+         s.lanes == Cfg::kMap && s.TM == Cfg::TM && s.TN == Cfg::TN;
 }
 static_assert(model_matches<WarptileDefault>(model::GemmKernel::warptile), "model/gemm_model.hpp: warptile shape");
 static_assert(model_matches<WarptileTuned>(model::GemmKernel::warptile_tuned), "model/gemm_model.hpp: tuned shape");

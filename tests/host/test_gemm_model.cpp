@@ -518,10 +518,10 @@ TEST(GemmModelTiled, CheckerboardLanesPairTheAReadsToo) {
   // 16 words (A and B), one wavefront per pair. Row-major lanes: an A pair asks for 8 + 8 different
   // conflict-free words, a B pair for the same 16 twice: at most 32 per pair, one wavefront too
   // (gemm_lds_wavefronts; no ncu measurement pins pairs of this size).
-  TiledShape row = tiled_shape(GemmKernel::warptile_tuned);
-  row.BM = row.BN = 128, row.BK = 16, row.threads = 256, row.WM = 64, row.WN = 32, row.LN = 4, row.checkerboard = false;
-  TiledShape cb = row;
-  cb.checkerboard = true;
+  TileShape row = tiled_shape(GemmKernel::warptile_tuned);
+  row.BM = row.BN = 128, row.BK = 16, row.threads = 256, row.WM = 64, row.WN = 32, row.LN = 4, row.lanes = LaneMap::row_major;
+  TileShape cb = row;
+  cb.lanes = LaneMap::checkerboard;
   const GemmCounts r = count_tiled(GemmKernel::warptile_tuned, row, 256, 256, 256, 2);
   const GemmCounts c = count_tiled(GemmKernel::warptile_tuned, cb, 256, 256, 256, 2);
   EXPECT_EQ(r.lds_inst, c.lds_inst);
@@ -545,7 +545,7 @@ TEST(GemmModelTiled, L2TrafficIsEachBlocksPanels) {
   // Aligned shapes: every block reads its BM x K panel of A and K x BN panel of B once.
   for (GemmKernel k : {GemmKernel::blocktile_1d, GemmKernel::blocktile_2d, GemmKernel::vectorized,
                        GemmKernel::warptile, GemmKernel::warptile_tuned}) {
-    const TiledShape s = tiled_shape(k);
+    const TileShape s = tiled_shape(k);
     const double n = 1024, blocks = (n / s.BM) * (n / s.BN);
     const GemmCounts c = count_gemm(k, 1024, 1024, 1024, 2);
     EXPECT_EQ(c.l2_read_sectors, blocks * n * (s.BM + s.BN) * 4 / 32) << s.BM << "x" << s.BN;
