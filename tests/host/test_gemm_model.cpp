@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -529,6 +530,59 @@ TEST(GemmModelTiled, CheckerboardLanesPairTheAReadsToo) {
   EXPECT_EQ(r.lds_wavefronts, 2 * c.lds_inst);
   EXPECT_EQ(r.ffma_thread, c.ffma_thread);
   EXPECT_EQ(r.st_sectors, c.st_sectors);  // the same elements of C, stored by other lanes
+}
+
+// The index maps the kernels compile from and count_tiled walks (gemm/tile_maps.hpp), pinned by hand from the
+// kernels' comments: a change to a shared map changes what a kernel does, and this says so.
+TEST(GemmTileMaps, MapsByHand) {
+  using namespace mh::gemm;
+  auto is = [](TileElem e, int row, int col) { return e.row == row && e.col == col; };
+  EXPECT_TRUE(is(smem_tile_thread(37, false), 1, 5));  // kernel 3: warp = row
+  EXPECT_TRUE(is(smem_tile_thread(37, true), 5, 1));   // 3a/3b's compute: warp = column
+  // Kernel 5: element 37 + 256 i of each tile: A[e / 8][e % 8], B[e / 128][e % 128].
+  EXPECT_TRUE(is(a_load(kBlocktile2d, 37, 2), 68, 5));
+  EXPECT_TRUE(is(b_load(kBlocktile2d, 200, 3), 7, 72));
+  // Kernel 8: float4 f = 77 + 128 i: A[f / 2][4 (f % 2)], B[f / 32][4 (f % 32)].
+  EXPECT_TRUE(is(a_load(kWarptileTuned, 77, 1), 102, 4));
+  EXPECT_TRUE(is(b_load(kWarptileTuned, 77, 1), 6, 52));
+  EXPECT_EQ(as_word(kBlocktile1d, {5, 3}), 5 * 8 + 3);   // As[BM][BK]
+  EXPECT_EQ(as_word(kVectorized, {5, 3}), 3 * 128 + 5);  // As[BK][BM]: transposed
+  EXPECT_EQ(bs_word(kVectorized, {3, 5}), 3 * 128 + 5);
+  // Kernels 4-6: thread t's patch (t / (BN / TN), t % (BN / TN)), element (TM row + m, TN col + n).
+  EXPECT_TRUE(is(thread_patch(kBlocktile1d, 200), 3, 8));
+  EXPECT_TRUE(is(patch_elem(kBlocktile1d, {3, 8}, 2, 0), 26, 8));
+  EXPECT_TRUE(is(patch_elem(kBlocktile2d, thread_patch(kBlocktile2d, 37), 1, 3), 17, 43));
+  // Kernels 7-8: lane 13 = (13 / 8, 13 % 8); checkerboard (LN = 4) 13 = 16 * 0 + 8 * 1 + 5 -> (5 / 2, 2 + (2 + 1) % 2).
+  EXPECT_TRUE(is(warptile_lane(kWarptile, 13), 1, 5));
+  TileShape cb = kWarptile;
+  cb.LN = 4, cb.lanes = LaneMap::checkerboard;
+  EXPECT_TRUE(is(warptile_lane(cb, 13), 2, 3));
+  // Thread 77: warp 2, lane 13. Kernel 7 (2 warp tiles across): warp tile (1, 0) at (32, 0); kernel 8 (one
+  // across): (2, 0) at (64, 0); plus the lane's 4 x 4 patch (4, 20); sub-tile (i, j) 16 i rows, 32 j columns on.
+  EXPECT_TRUE(is(warptile_origin(kWarptile, 77), 36, 20));
+  EXPECT_TRUE(is(warptile_origin(kWarptileTuned, 77), 68, 20));
+  EXPECT_TRUE(is(warptile_patch(kWarptileTuned, {68, 20}, 1, 2), 84, 84));
+}
+
+TEST(GemmTileMaps, TunedKernelCountsByHand) {
+  // Kernel 8 at 128^3: one block of 4 warps, 16 tiles of BK = 8. Per warp and tile: 2 LDG.128 of A (16 rows x
+  // 32 bytes: 16 sectors, 16 lines) and 2 of B (512 consecutive bytes: 16 sectors, 4 lines); 2 float4s of A
+  // stored transposed as 8 STS, the two lanes of a row 4 x 128 words apart in one bank (2 wavefronts each),
+  // and 2 STS.128 of B (4 each). C: 32 STG.128 per thread, 4 rows x 128 bytes per warp store (16 sectors).
+  const GemmCounts c = count_gemm(GemmKernel::warptile_tuned, 128, 128, 128, 2);
+  EXPECT_EQ(c.ld_requests, 4.0 * 16 * 4);
+  EXPECT_EQ(c.ld_sectors, 4.0 * 16 * 64);
+  EXPECT_EQ(c.ld_lines, 4.0 * 16 * 40);
+  EXPECT_EQ(c.sts_inst, 4.0 * 16 * 10);
+  EXPECT_EQ(c.sts_wavefronts, 4.0 * 16 * (8 * 2 + 2 * 4));
+  EXPECT_EQ(c.st_requests, 4.0 * 32);
+  EXPECT_EQ(c.st_sectors, 4.0 * 32 * 16);
+}
+
+TEST(GemmTileMaps, UnevenShapeIsRefused) {
+  TileShape s = tiled_shape(GemmKernel::warptile);
+  s.threads = 128;  // not the 8 warps its 128 x 128 tile in 32 x 64 warp tiles needs
+  EXPECT_THROW(count_tiled(GemmKernel::warptile, s, 256, 256, 256, 2), std::invalid_argument);
 }
 
 TEST(GemmModelTiled, FfmaPerSharedWavefrontClimbsTheLadder) {
