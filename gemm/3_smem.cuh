@@ -8,6 +8,7 @@
 // Out-of-range tile elements are zero-filled, so any M, N, K works; stores are guarded.
 // As many blocks per SM as the architecture's threads allow (two, 2048 threads, on sm_80/sm_90: 32
 // registers by __launch_bounds__).
+// The thread map is gemm/tile_maps.hpp's smem_tile_thread, which the counting model walks too.
 // Included once, by gemm/gemm.cu (the table); the tests reach it through gemm_kernels().
 #pragma once
 #include "gemm/gemm.cuh"

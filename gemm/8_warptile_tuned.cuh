@@ -1,8 +1,8 @@
 // Kernel 8, tuned warp tiling: kernel 7 (gemm/7_warptile.cuh) with two shared buffers (the next tile's
 // loads in flight during the math, one barrier per tile) and the tile shape that won a sweep on the H200
 // at 4096^3: gemm/sweep/ (sweep.cuh), built with -DMH_GEMM_SWEEP=ON, times each candidate
-// (gemm_sweep/warptile/...), and the fastest is written here. Its parameters are the benchmark's label
-// in the JSON ("BM=... stages=2 threads=...").
+// (gemm_sweep/warptile/...), and the fastest is written into gemm/tile_maps.hpp (kWarptileTuned, which the
+// counting model reads too). Its parameters are the benchmark's label in the JSON ("BM=... stages=2 threads=...").
 // The winner (H200, 2026-11-30): BM = BN = 128, BK = 8, 4 warps of 32 x 128 (WM x WN), LN = 8, so
 // MITER = 2, NITER = 4: an 8 x 16 patch of C per thread, 128 threads. Per k a warp issues 2 + 4 LDS.128,
 // 2 x 2 + 4 x 4 = 20 wavefronts for 128 FFMA (kernel 7: 12 for 64; ncu counts both), the shared pipe at

@@ -18,8 +18,6 @@
 namespace mh::gemm {
 namespace {
 
-constexpr size_t tile_bytes(int BM, int BN, int BK) { return sizeof(float) * BK * (BM + BN); }
-
 template <class Cfg>
 GemmKernel warptile_row(const char* name, model::GemmKernel m) {
   return {name, [](const Gemm& g, cublasHandle_t) { launch_warptile<Cfg>(g); }, m, Cfg::kThreads, Cfg::BM, Cfg::BN,
@@ -45,13 +43,13 @@ const std::vector<GemmKernel>& gemm_kernels() {
        kTile, kTileBytes + sizeof(float) * kTile * (kTile + 1),
        reinterpret_cast<const void*>(smem_transposed_kernel<kTile + 1>)},
       {"blocktile_1d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_1d(g); }, M::blocktile_1d,
-       blocktile_1d::kThreads, blocktile_1d::BM, blocktile_1d::BN, tile_bytes(blocktile_1d::BM, blocktile_1d::BN, blocktile_1d::BK),
+       blocktile_1d::kThreads, blocktile_1d::BM, blocktile_1d::BN, size_t(tile_smem_bytes(kBlocktile1d)),
        reinterpret_cast<const void*>(blocktile_1d_kernel), describe_blocktile_1d, 2},
       {"blocktile_2d", [](const Gemm& g, cublasHandle_t) { launch_blocktile_2d(g); }, M::blocktile_2d,
-       blocktile_2d::kThreads, blocktile_2d::BM, blocktile_2d::BN, tile_bytes(blocktile_2d::BM, blocktile_2d::BN, blocktile_2d::BK),
+       blocktile_2d::kThreads, blocktile_2d::BM, blocktile_2d::BN, size_t(tile_smem_bytes(kBlocktile2d)),
        reinterpret_cast<const void*>(blocktile_2d_kernel), describe_blocktile_2d, min_blocks_for(blocktile_2d::kThreads, 128)},
       {"vectorized", [](const Gemm& g, cublasHandle_t) { launch_vectorized(g); }, M::vectorized, vectorized::kThreads,
-       vectorized::BM, vectorized::BN, tile_bytes(vectorized::BM, vectorized::BN, vectorized::BK),
+       vectorized::BM, vectorized::BN, size_t(tile_smem_bytes(kVectorized)),
        reinterpret_cast<const void*>(vectorized_kernel<true>), describe_vectorized, min_blocks_for(vectorized::kThreads, 128)},
       warptile_row<WarptileDefault>("warptile", M::warptile),
       warptile_row<WarptileTuned>("warptile_tuned", M::warptile_tuned),
