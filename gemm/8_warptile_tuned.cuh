@@ -6,8 +6,9 @@
 // The winner (H200, 2026-11-30): BM = BN = 128, BK = 8, 4 warps of 32 x 128 (WM x WN), LN = 8, so
 // MITER = 2, NITER = 4: an 8 x 16 patch of C per thread, 128 threads. Per k a warp issues 2 + 4 LDS.128,
 // 2 x 2 + 4 x 4 = 20 wavefronts for 128 FFMA (kernel 7: 12 for 64; ncu counts both), the shared pipe at
-// 5/8 of the FFMA issue time. 128 accumulators take ptxas to 201 registers (no spills): two 128-thread blocks, 8 warps
-// per SM (blocks_per_sm, regs_per_thread in the JSON). In the sweep every 128 x 256 and 256 x 128 tile
+// 5/8 of the FFMA issue time. 128 accumulators take ptxas to 193 registers (no spills; 201 before its load
+// indices became unsigned shifts): two 128-thread blocks, 8 warps per SM (blocks_per_sm, regs_per_thread in
+// the JSON). In the sweep every 128 x 256 and 256 x 128 tile
 // (one block per SM) lost, BK = 8 beat BK = 16 for the same warp tile, two stages beat one, and the
 // checkerboard lane map beat the row-major one for the same 64 x 32 warp tile (the bank model's
 // wavefront count said it should; the pairing rule read off ncu since counts them alike, unmeasured on
