@@ -4,9 +4,9 @@
 // memory, which part of C a thread computes (and so which shared words its inner loop reads) and stores.
 // The kernels index through these functions and the counting model (model/gemm_model.hpp) walks the same
 // ones, so a kernel whose map changes here is counted as it now runs.
-// Plain C++ (no CUDA headers): model/gemm_model.hpp includes it for the host tests and gemm/gemm.cuh reaches
-// it through that header. A kernel uses a shape through a local copy (constexpr TileShape kShape = ...): a
-// namespace-scope object of class type is not usable in device code.
+// Plain C++ (no CUDA headers): model/gemm_model.hpp includes it (and so the host tests), gemm/gemm.cuh for the
+// kernels. A kernel uses a shape through a local copy (constexpr TileShape kShape = ...): a namespace-scope
+// object of class type is not usable in device code.
 #pragma once
 
 #if defined(__CUDACC__)
