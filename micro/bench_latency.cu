@@ -124,7 +124,7 @@ void chase_body(benchmark::State& st, const Point& pt) {
   }, t);
   const ChaseResult r = out.download()[0];  // the last launch's
   if (r.launch != launch || r.smid != sm.smid)
-    throw std::runtime_error(pt.name + ": the last launch's chase did not run alone on SM " + std::to_string(sm.smid) +
+    throw std::runtime_error(pt.name + ": the last launch's chase did not run on SM " + std::to_string(sm.smid) +
                              " (result of launch " + std::to_string(r.launch) + " from SM " + std::to_string(r.smid) +
                              ", launch " + std::to_string(launch) + " expected)");
   check_end(*c, r, pt.warm_loads + pt.loads, pt.name);

@@ -57,34 +57,30 @@ __device__ __forceinline__ void timed_chase(uint64_t base, uint64_t stride, uint
 // Where a placed chase's blocks meet: the last launch that claimed its SM, and how many blocks have left.
 struct Claim {
   unsigned long long launch;  // the launch number whose chaser claimed the SM (launches count from 1)
-  unsigned long long left;    // blocks that did not chase, over all launches so far
+  unsigned long long left;    // blocks that did not chase, over all launches: (grid - 1) per launch
 };
 
-// Which block of a placed launch chases: the first on SM `target`, once every other block has left the GPU
-// (`left` reaching `others`: the host's running total of grid - 1 over the launches). The others count
-// themselves out. gave_up: the wait passed 1 s (a count out of step): the result says so (launch 0).
-enum class Role { other, alone, gave_up };
-
-__device__ Role claim_sm(int target, Claim* claim, uint64_t launch, uint64_t others) {
+// A placed launch's blocks: true in the one that chases (the first on SM `target`) once every other block
+// has left the GPU (or 1 s has passed: the result's cycles then show it); the others count themselves out.
+__device__ bool claim_sm(int target, Claim* claim, uint64_t launch) {
   __shared__ bool mine;
   if (threadIdx.x == 0) {
     mine = sm_id() == target && atomicCAS(&claim->launch, launch - 1, launch) == launch - 1;
     if (!mine) atomicAdd(&claim->left, 1ull);
   }
   __syncthreads();
-  if (!mine) return Role::other;
+  if (!mine) return false;
+  const unsigned long long others = launch * (gridDim.x - 1ull);
   const long long give_up = global_ns() + 1000000000ll;
-  while (atomicAdd(&claim->left, 0ull) < others)
-    if (global_ns() > give_up) return Role::gave_up;
-  return Role::alone;
+  while (atomicAdd(&claim->left, 0ull) < others && global_ns() < give_up) {
+  }
+  return true;
 }
 
 template <Op kOp, Carveout kCarve>
 __global__ void chase_kernel(uint64_t base, uint64_t slots, uint64_t stride, uint64_t warm, uint64_t loads,
-                             bool warm_l1, int target, Claim* claim, uint64_t launch, uint64_t others,
-                             ChaseResult* out) {
-  const Role role = target >= 0 ? claim_sm(target, claim, launch, others) : Role::alone;
-  if (role == Role::other) return;
+                             bool warm_l1, int target, Claim* claim, uint64_t launch, ChaseResult* out) {
+  if (target >= 0 && !claim_sm(target, claim, launch)) return;
   if (warm_l1) {  // the warp reads every slot once, 32 independent loads at a time: the L1 holds what fits
     uint64_t acc = 0;
     for (uint64_t k = threadIdx.x; k < slots; k += blockDim.x) acc ^= load<kOp>(base + k * stride);
@@ -93,7 +89,7 @@ __global__ void chase_kernel(uint64_t base, uint64_t slots, uint64_t stride, uin
   __syncwarp();
   if (threadIdx.x == 0) {
     timed_chase<kOp>(base, stride, warm, loads, out);
-    out->launch = target >= 0 && role == Role::alone ? launch : 0;
+    out->launch = target >= 0 ? launch : 0;
   }
 }
 
@@ -131,8 +127,7 @@ int wide_grid(uint64_t slots) {
   return static_cast<int>(std::clamp<uint64_t>((slots + 255) / 256, 1, uint64_t(f.sm_count) * 8));
 }
 
-using ChaseFn = void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, bool, int, Claim*, uint64_t, uint64_t,
-                         ChaseResult*);
+using ChaseFn = void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, bool, int, Claim*, uint64_t, ChaseResult*);
 
 // Once per instantiation: the carve-out it is named for (0 % or 100 % shared memory).
 template <Op kOp, Carveout kCarve>
@@ -221,14 +216,12 @@ uint64_t chase(const Ring& r, const ChaseConfig& c, ChaseResult* out, cudaStream
     b.fill_bytes(0);
     return b;
   }();
-  static uint64_t launches = 0, others = 0;  // placed launches so far, and their blocks that did not chase
+  static uint64_t launches = 0;  // placed launches so far (the claim's count)
   const ChaseFn fn = chase_fn(c.op, c.carveout);
   const bool placed = c.sm >= 0;
-  const int grid = placed ? all_slots(fn) : 1;  // differs between the carve-outs: counted per launch
   const uint64_t launch = placed ? ++launches : 0;
-  if (placed) others += grid - 1;
-  fn<<<grid, 32, 0, s>>>(reinterpret_cast<uint64_t>(r.base()), r.slots(), r.stride(), c.warm_loads, c.loads, c.warm_l1,
-                         c.sm, claim.data(), launch, others, out);
+  fn<<<placed ? all_slots(fn) : 1, 32, 0, s>>>(reinterpret_cast<uint64_t>(r.base()), r.slots(), r.stride(), c.warm_loads,
+                                              c.loads, c.warm_l1, c.sm, claim.data(), launch, out);
   CUDA_CHECK_LAUNCH("chase_kernel");
   return launch;
 }

@@ -43,7 +43,7 @@ struct ChaseResult {
   long long ns;       // %globaltimer span of the same loads
   long long start_ns; // %globaltimer when the timed loads began
   int smid;
-  uint64_t launch = 0;  // a placed chase's launch number (chase()'s count); 0: unplaced or not alone
+  uint64_t launch = 0;  // a placed chase's launch number (chase()'s count; 0: unplaced): a stale result shows
 };
 
 struct ChaseConfig {

@@ -186,28 +186,6 @@ TEST(Latency, PlacedChaseRunsFromItsSm) {
   }
 }
 
-// Placed chases of every carve-out in turn (their grids differ: every block slot of the chip under each
-// carve-out): each runs alone from its SM, none gives up waiting for the others (launch 0 would say so).
-TEST(Latency, PlacedChasesOfEveryCarveoutRunAlone) {
-  REQUIRE_GPU();
-  const int sm = median_latency_sm().smid;
-  const auto next = random_ring(64);
-  const Ring ring(next, 128);
-  DeviceBuffer<ChaseResult> out(1);
-  for (Carveout cv : {Carveout::none, Carveout::min, Carveout::max, Carveout::none, Carveout::max, Carveout::min}) {
-    SCOPED_TRACE(std::string("carveout=") + carveout_name(cv));
-    out.fill_bytes(0xFF);
-    ChaseConfig c;
-    c.op = Op::ca, c.carveout = cv, c.warm_loads = 64, c.loads = 1000, c.warm_l1 = true, c.sm = sm;
-    const uint64_t launch = chase(ring, c, out.data());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const ChaseResult r = out.download()[0];
-    EXPECT_EQ(r.launch, launch);
-    EXPECT_EQ(r.smid, sm);
-    EXPECT_EQ(r.end_slot, walk(next, 0, c.warm_loads + c.loads));
-  }
-}
-
 // Host-only: the overlap count the spread benchmark refuses on.
 TEST(LatencyHost, OverlappingChases) {
   auto r = [](long long start, long long ns) { return ChaseResult{0, 1, ns, start, 0}; };
