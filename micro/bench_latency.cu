@@ -22,12 +22,7 @@
 //                                                 the larger ring mixes both.
 // Counters: cycles_per_load (clock64 over the timed loads), ns_per_load (%globaltimer over the same
 // loads: the event time would add the launch, the warm-ups and, for the larger sets, a warm kernel),
-// working_set_bytes, stride_bytes, loads, sm_clock_mhz (the two spans' ratio: cycles and ns agree),
-// smid (the SM the chase ran from) and smid_l2_cycles (that SM's L2 latency in the survey).
-// Placement: every chase and stride-sweep point runs from the SM whose L2 latency is the median over the
-// SMs (latency.cuh, median_latency_sm: a survey like sm_spread's once per process), so GPUs of a model
-// measure alike; before bench_code of 2026-12-03 the one block ran wherever it landed (a different SM per
-// GPU: up to +-3 % of an L2 or HBM latency between healthy H200s), and the runs have no smid counter.
+// working_set_bytes, stride_bytes, loads, sm_clock_mhz (the two spans' ratio: cycles and ns agree).
 // sm_spread: cycles_min/median/p95/max over SMs, ns_median, sms, and sm<smid>_cycles for every SM
 // (one counter per SM, up to 132 and more: the per-SM picture reads them; no side file exists).
 // Every chase's end slot is checked against the host walk of the same ring: a mismatch is an error.
@@ -113,20 +108,13 @@ void chase_body(benchmark::State& st, const Point& pt) {
   DeviceBuffer<ChaseResult> out(1);
   ChaseConfig cfg;
   cfg.op = pt.op, cfg.carveout = pt.carveout, cfg.loads = pt.loads, cfg.warm_loads = pt.warm_loads, cfg.warm_l1 = pt.warm_l1;
-  const MedianSm& sm = median_latency_sm();
-  cfg.sm = sm.smid;
   Timing t;
   t.flush_l2 = pt.flush_l2;
-  uint64_t launch = 0;
   run_timed(st, [&] {
     if (pt.warm_l2) warm_l2(ring);
-    launch = chase(ring, cfg, out.data());
+    chase(ring, cfg, out.data());
   }, t);
   const ChaseResult r = out.download()[0];  // the last launch's
-  if (r.launch != launch || r.smid != sm.smid)
-    throw std::runtime_error(pt.name + ": the last launch's chase did not run on SM " + std::to_string(sm.smid) +
-                             " (result of launch " + std::to_string(r.launch) + " from SM " + std::to_string(r.smid) +
-                             ", launch " + std::to_string(launch) + " expected)");
   check_end(*c, r, pt.warm_loads + pt.loads, pt.name);
   const double loads = static_cast<double>(pt.loads);
   st.counters["cycles_per_load"] = value(r.cycles / loads);
@@ -135,8 +123,6 @@ void chase_body(benchmark::State& st, const Point& pt) {
   st.counters["stride_bytes"] = value(static_cast<double>(pt.stride));
   st.counters["loads"] = value(loads);
   st.counters["sm_clock_mhz"] = value(r.ns > 0 ? 1e3 * r.cycles / r.ns : 0.0);
-  st.counters["smid"] = value(static_cast<double>(r.smid));
-  st.counters["smid_l2_cycles"] = value(sm.cycles);
 }
 
 double quantile(std::vector<double> v, double q) {  // nearest rank, v non-empty

@@ -1,7 +1,5 @@
 #include "micro/latency.cuh"
 
-#include "model/chase.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -54,43 +52,16 @@ __device__ __forceinline__ void timed_chase(uint64_t base, uint64_t stride, uint
   *out = {(p - base) / stride, c1 - c0, t1 - t0, t0, sm_id()};
 }
 
-// Where a placed chase's blocks meet: the last launch that claimed its SM, and how many blocks have left.
-struct Claim {
-  unsigned long long launch;  // the launch number whose chaser claimed the SM (launches count from 1)
-  unsigned long long left;    // blocks that did not chase, over all launches: (grid - 1) per launch
-};
-
-// A placed launch's blocks: true in the one that chases (the first on SM `target`) once every other block
-// has left the GPU (or 1 s has passed: the result's cycles then show it); the others count themselves out.
-__device__ bool claim_sm(int target, Claim* claim, uint64_t launch) {
-  __shared__ bool mine;
-  if (threadIdx.x == 0) {
-    mine = sm_id() == target && atomicCAS(&claim->launch, launch - 1, launch) == launch - 1;
-    if (!mine) atomicAdd(&claim->left, 1ull);
-  }
-  __syncthreads();
-  if (!mine) return false;
-  const unsigned long long others = launch * (gridDim.x - 1ull);
-  const long long give_up = global_ns() + 1000000000ll;
-  while (atomicAdd(&claim->left, 0ull) < others && global_ns() < give_up) {
-  }
-  return true;
-}
-
 template <Op kOp, Carveout kCarve>
 __global__ void chase_kernel(uint64_t base, uint64_t slots, uint64_t stride, uint64_t warm, uint64_t loads,
-                             bool warm_l1, int target, Claim* claim, uint64_t launch, ChaseResult* out) {
-  if (target >= 0 && !claim_sm(target, claim, launch)) return;
+                             bool warm_l1, ChaseResult* out) {
   if (warm_l1) {  // the warp reads every slot once, 32 independent loads at a time: the L1 holds what fits
     uint64_t acc = 0;
     for (uint64_t k = threadIdx.x; k < slots; k += blockDim.x) acc ^= load<kOp>(base + k * stride);
     sink_if_impossible(acc, &out->end_slot);
   }
   __syncwarp();
-  if (threadIdx.x == 0) {
-    timed_chase<kOp>(base, stride, warm, loads, out);
-    out->launch = target >= 0 ? launch : 0;
-  }
+  if (threadIdx.x == 0) timed_chase<kOp>(base, stride, warm, loads, out);
 }
 
 __global__ void fill_kernel(uint64_t base, const uint32_t* next, uint64_t slots, uint64_t stride) {
@@ -127,7 +98,7 @@ int wide_grid(uint64_t slots) {
   return static_cast<int>(std::clamp<uint64_t>((slots + 255) / 256, 1, uint64_t(f.sm_count) * 8));
 }
 
-using ChaseFn = void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, bool, int, Claim*, uint64_t, ChaseResult*);
+using ChaseFn = void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, bool, ChaseResult*);
 
 // Once per instantiation: the carve-out it is named for (0 % or 100 % shared memory).
 template <Op kOp, Carveout kCarve>
@@ -203,47 +174,10 @@ void warm_l2(const Ring& r, cudaStream_t s) {
   CUDA_CHECK_LAUNCH("warm_l2_kernel");
 }
 
-// Every block slot of the chip for `fn` (one warp per block): the grid a placed chase launches.
-int all_slots(ChaseFn fn) {
-  int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 32, 0));
-  return std::max(1, per_sm) * current_device_facts().sm_count;
-}
-
-uint64_t chase(const Ring& r, const ChaseConfig& c, ChaseResult* out, cudaStream_t s) {
-  static DeviceBuffer<Claim> claim = [] {
-    DeviceBuffer<Claim> b(1);
-    b.fill_bytes(0);
-    return b;
-  }();
-  static uint64_t launches = 0;  // placed launches so far (the claim's count)
-  const ChaseFn fn = chase_fn(c.op, c.carveout);
-  const bool placed = c.sm >= 0;
-  const uint64_t launch = placed ? ++launches : 0;
-  fn<<<placed ? all_slots(fn) : 1, 32, 0, s>>>(reinterpret_cast<uint64_t>(r.base()), r.slots(), r.stride(), c.warm_loads,
-                                              c.loads, c.warm_l1, c.sm, claim.data(), launch, out);
+void chase(const Ring& r, const ChaseConfig& c, ChaseResult* out, cudaStream_t s) {
+  chase_fn(c.op, c.carveout)<<<1, 32, 0, s>>>(reinterpret_cast<uint64_t>(r.base()), r.slots(), r.stride(),
+                                               c.warm_loads, c.loads, c.warm_l1, out);
   CUDA_CHECK_LAUNCH("chase_kernel");
-  return launch;
-}
-
-const MedianSm& median_latency_sm() {
-  static const MedianSm m = [] {
-    const DeviceFacts& f = current_device_facts();
-    const Ring ring(model::random_ring(4096), 128);
-    SpreadConfig c;
-    c.op = Op::cg, c.loads = 256, c.warm_loads = 64, c.slot_ns = spread_slot_ns(f, c.loads);
-    DeviceBuffer<ChaseResult> out(f.sm_count);
-    warm_l2(ring);
-    chase_every_sm(ring, c, out.data());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<ChaseResult> res = out.download();
-    if (const int n = overlapping_chases(res))
-      throw std::runtime_error("median_latency_sm: " + std::to_string(n) + " survey chases overlapped in time");
-    std::sort(res.begin(), res.end(), [](const ChaseResult& a, const ChaseResult& b) { return a.cycles < b.cycles; });
-    const ChaseResult& mid = res[(res.size() - 1) / 2];
-    return MedianSm{mid.smid, double(mid.cycles) / c.loads};
-  }();
-  return m;
 }
 
 void chase_every_sm(const Ring& r, const SpreadConfig& c, ChaseResult* out, cudaStream_t s) {

@@ -43,7 +43,6 @@ struct ChaseResult {
   long long ns;       // %globaltimer span of the same loads
   long long start_ns; // %globaltimer when the timed loads began
   int smid;
-  uint64_t launch = 0;  // a placed chase's launch number (chase()'s count; 0: unplaced): a stale result shows
 };
 
 struct ChaseConfig {
@@ -52,7 +51,6 @@ struct ChaseConfig {
   uint64_t loads = 0;          // timed dependent loads
   uint64_t warm_loads = 0;     // untimed dependent loads before them (from slot 0)
   bool warm_l1 = false;        // before the chain, the warp reads every slot once (with `op`)
-  int sm = -1;                 // the SM to chase from (placed chase, below); -1: wherever the block lands
 };
 
 // Every slot's line read once by a grid (with ld.global.cg): the ring is then L2-resident when it fits
@@ -60,11 +58,7 @@ struct ChaseConfig {
 void warm_l2(const Ring& r, cudaStream_t s = nullptr);
 // One block of one warp on one SM: the warm-up, then `loads` timed loads from where it left off
 // (slot 0 when warm_loads is 0). out: one ChaseResult.
-// A placed chase (c.sm >= 0): the grid fills every block slot of the chip (occupancy API), the first block on
-// SM c.sm chases once all the others have left, so the chase runs from that SM and alone on the GPU. It
-// returns that launch's number, which the result's `launch` must equal (else no block claimed the SM).
-// Unplaced: 0.
-uint64_t chase(const Ring& r, const ChaseConfig& c, ChaseResult* out, cudaStream_t s = nullptr);
+void chase(const Ring& r, const ChaseConfig& c, ChaseResult* out, cudaStream_t s = nullptr);
 
 // Per-SM chase: one block on every SM (shared memory forces one per SM), each chasing the same ring
 // in its own time slot (block b starts slot_ns * b after a common start that a kernel launched just
@@ -81,16 +75,6 @@ void chase_every_sm(const Ring& r, const SpreadConfig& c, ChaseResult* out, cuda
 inline long long spread_slot_ns(const DeviceFacts& f, uint64_t loads) {
   return static_cast<long long>(loads * 1500 * 1000 / static_cast<uint64_t>(f.sm_clock_mhz > 100 ? f.sm_clock_mhz : 100)) + 5000;
 }
-// The SM a placed chase runs from so that every GPU of a model measures alike: the one whose L2 latency is the
-// median over the SMs. A one-block chase lands wherever the block scheduler puts it, a different SM (and so a
-// different distance to the L2) from GPU to GPU: up to +-3 % of an L2 or HBM latency between healthy H200s
-// (docs/regression-tracking.md, "The chasing SM"). The survey: chase_every_sm over a 4096-line ring, 256
-// ld.global.cg loads each (the sm_spread benchmark's larger point), once per process and device.
-struct MedianSm {
-  int smid = -1;
-  double cycles = 0;  // its cycles per load in the survey
-};
-const MedianSm& median_latency_sm();
 // Pairs of timed chains whose %globaltimer spans overlap (0 when the time slots kept them apart).
 int overlapping_chases(std::vector<ChaseResult> results);
 // Dynamic shared memory per block that leaves room for one block per SM only: more than half of what

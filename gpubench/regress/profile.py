@@ -357,9 +357,7 @@ def sm_placement(suite):
     but the host chase): (cycles_max - cycles_min) of SM_SPREAD, the same L2 loads from each SM in turn, times
     the share of the benchmark's cycles that lie past L1 ((c - L1) / (L2 median - L1), clamped to [0, 1]; L1:
     the chase's smallest working set), over its cycles c. An L1 hit never leaves the SM; a load that misses L1
-    crosses the same SM-to-L2 distance whether L2 or HBM serves it. {} for a run without SM_SPREAD. A chase that
-    ran from a chosen SM (a `smid` counter: benchmark code from 2026-12-03 on runs every chase from the SM of median
-    L2 latency, micro/latency.cuh median_latency_sm) has no placement term: every GPU places it alike."""
+    crosses the same SM-to-L2 distance whether L2 or HBM serves it. {} for a run without SM_SPREAD."""
     spread = suite.by_name.get(SM_SPREAD)
     chases = [r.get("cycles_per_load") for r in suite.records if r.name.startswith(CHASE_PREFIX) and not r.error]
     chases = [c for c in chases if c > 0]
@@ -372,8 +370,7 @@ def sm_placement(suite):
     out = {}
     for r in suite.records:
         c = r.get("cycles_per_load")
-        if r.name.startswith("latency/") and not r.name.startswith("latency/link/") and not r.error and c > 0 \
-                and not r.has("smid"):
+        if r.name.startswith("latency/") and not r.name.startswith("latency/link/") and not r.error and c > 0:
             out[r.name] = min(1.0, max(0.0, (c - l1) / (l2 - l1))) * (hi - lo) / c
     return out
 

@@ -154,38 +154,6 @@ TEST(Latency, SpreadRunsOnceOnEverySmWithoutOverlap) {
   EXPECT_EQ(overlaps, (std::vector<int>{0, 0})) << "chases overlapping another's time slot, per ring (1 and 4096 slots)";
 }
 
-// A placed chase runs from the SM asked for (the first SM, the last, the survey's median one), alone, and ends
-// where the host says; the median SM's L2 latency in a longer chase is the survey's within 2 %.
-TEST(Latency, PlacedChaseRunsFromItsSm) {
-  REQUIRE_GPU();
-  const DeviceFacts& f = current_device_facts();
-  const MedianSm& mid = median_latency_sm();
-  ASSERT_GE(mid.smid, 0);
-  const auto next = random_ring(4096);
-  const Ring ring(next, 128);
-  DeviceBuffer<ChaseResult> out(1);
-  for (int sm : {0, f.sm_count - 1, mid.smid}) {
-    SCOPED_TRACE("sm=" + std::to_string(sm));
-    out.fill_bytes(0xFF);
-    ChaseConfig c;
-    c.op = Op::cg, c.warm_loads = 64, c.loads = 4096, c.sm = sm;
-    warm_l2(ring);
-    const uint64_t launch = chase(ring, c, out.data());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const ChaseResult r = out.download()[0];
-    EXPECT_GT(launch, 0u);
-    EXPECT_EQ(r.launch, launch);
-    EXPECT_EQ(r.smid, sm);
-    EXPECT_EQ(r.end_slot, walk(next, 0, c.warm_loads + c.loads));
-    if (sm == mid.smid) {
-      const double cycles = double(r.cycles) / c.loads;
-      std::printf("[ latency  ] median-L2 SM %d: survey %.1f, placed chase %.1f cycles per load\n", sm, mid.cycles, cycles);
-      SKIP_TIMING_UNDER_SANITIZER();
-      EXPECT_NEAR(cycles, mid.cycles, 0.02 * mid.cycles);
-    }
-  }
-}
-
 // Host-only: the overlap count the spread benchmark refuses on.
 TEST(LatencyHost, OverlappingChases) {
   auto r = [](long long start, long long ns) { return ChaseResult{0, 1, ns, start, 0}; };

@@ -40,15 +40,6 @@ def test_placement_is_the_per_sm_spread_past_l1():
     assert profile.sm_placement(chase_suite("GPU-1", CYCLES, spread=None)) == {}
 
 
-def test_a_chase_placed_on_the_median_sm_has_no_placement_term():
-    """Benchmark code that runs every chase from the median-L2 SM records the SM (`smid`): no term for those,
-    the unplaced chases of the same run keep theirs."""
-    s = chase_suite("GPU-1", CYCLES)
-    s.by_name[L2].median["smid"] = 37.0
-    p = profile.sm_placement(s)
-    assert L2 not in p and p[HBM] == pytest.approx(27 / 650)
-
-
 def test_with_placement_adds_root_sum_square_the_widest_run():
     a, b = chase_suite("GPU-1", CYCLES), chase_suite("GPU-2", CYCLES, spread=(270.0, 282.0, 310.0))
     ranges, raised = profile.with_placement({L2: 0.03, "gemm/x": 0.01}, [a, b])
