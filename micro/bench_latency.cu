@@ -22,7 +22,9 @@
 //                                                 the larger ring mixes both.
 // Counters: cycles_per_load (clock64 over the timed loads), ns_per_load (%globaltimer over the same
 // loads: the event time would add the launch, the warm-ups and, for the larger sets, a warm kernel),
-// working_set_bytes, stride_bytes, loads, sm_clock_mhz (the two spans' ratio: cycles and ns agree).
+// working_set_bytes, stride_bytes, loads, sm_clock_mhz (the two spans' ratio: cycles and ns agree), smid
+// (the SM the last launch's chase ran on: its distance to the L2 sets an L2 or HBM chase within the per-SM
+// range of sm_spread, so a comparison across GPUs reads both; gpubench/regress/profile.py sm_placement).
 // sm_spread: cycles_min/median/p95/max over SMs, ns_median, sms, and sm<smid>_cycles for every SM
 // (one counter per SM, up to 132 and more: the per-SM picture reads them; no side file exists).
 // Every chase's end slot is checked against the host walk of the same ring: a mismatch is an error.
@@ -123,6 +125,7 @@ void chase_body(benchmark::State& st, const Point& pt) {
   st.counters["stride_bytes"] = value(static_cast<double>(pt.stride));
   st.counters["loads"] = value(loads);
   st.counters["sm_clock_mhz"] = value(r.ns > 0 ? 1e3 * r.cycles / r.ns : 0.0);
+  st.counters["smid"] = value(static_cast<double>(r.smid));
 }
 
 double quantile(std::vector<double> v, double q) {  // nearest rank, v non-empty

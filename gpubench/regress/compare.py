@@ -324,14 +324,16 @@ def add_process(args, chosen, same_path, bases, cont, metric):
 
 def add_placement(chosen, bases, cont):
     """chosen with the SM placement term (profile.with_placement) where a baseline ran on another GPU than the
-    contender: a one-SM latency chase moves with the SM it lands on, by up to the per-SM spread the runs measure."""
+    contender: a one-SM latency chase moves with the SM it lands on, by the difference of the chasing SMs' L2
+    latency where the runs say which SM (`smid`), else by up to the per-SM spread the runs measure."""
     if all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
         return chosen
-    ranges, raised = profile.with_placement(chosen.ranges or {}, list(bases) + [cont])
+    ranges, raised, known = profile.with_placement(chosen.ranges or {}, list(bases) + [cont])
     if not raised:
         return chosen
-    chosen.line += (f"\nSM placement: {len(raised)} one-SM latency benchmarks add the runs' per-SM L2 latency spread "
-                    f"({profile.SM_SPREAD}) to their range (root-sum-square)")
+    chosen.line += (f"\nSM placement: {len(raised)} one-SM latency benchmarks add to their range (root-sum-square) "
+                    f"the L2 latency of their chasing SMs ({profile.SM_SPREAD}): {len(known)} the difference "
+                    f"between the SMs they ran on (smid), {len(raised) - len(known)} the per-SM spread")
     chosen.ranges, chosen.placed = ranges, len(raised)
     return chosen
 

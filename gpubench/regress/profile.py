@@ -3,6 +3,7 @@ profile, results/<slug>/noise_profile.json, made by noise_profile.py), and readi
 comparison (the part that fits its runs: their board, their code versions)."""
 import math
 import statistics
+from dataclasses import dataclass
 
 from gpubench.regress.identity import BOARD, bench_code, code_version, family_of, _newest
 from gpubench.regress.verdict import TIME, run_clock, unthrottled
@@ -352,12 +353,32 @@ SM_SPREAD = "latency/sm_spread/ws:524288/stride:128"
 CHASE_PREFIX = "latency/chase/ws:"
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where one run's one-SM latency benchmark stands: per_cycle, the share of its cycles past L1 over its
+    cycles (a cycle of SM-to-L2 distance moves it by per_cycle); spread, the run's per-SM L2 range (max - min,
+    cycles); offset, its chasing SM's L2 latency minus the run's median SM (cycles; None when the run does not
+    say which SM: no `smid` counter, SMs that differ between repetitions, or no per-SM counter for it)."""
+    per_cycle: float
+    spread: float
+    offset: float = None
+
+
+def chase_offset(rec, spread):
+    """Cycles by which the SM rec's chase ran on (its smid counter, the same in every repetition) is slower than
+    the median SM of the run's SM_SPREAD record, or None (Placement.offset)."""
+    sms = set(rec.samples.get("smid", []))
+    if len(sms) != 1:
+        return None
+    own = spread.get(f"sm{int(sms.pop())}_cycles")
+    return None if math.isnan(own) else own - spread.get("cycles_median")
+
+
 def sm_placement(suite):
-    """{name: relative spread} of the one-SM latency benchmarks of a run (every latency/* with cycles_per_load
-    but the host chase): (cycles_max - cycles_min) of SM_SPREAD, the same L2 loads from each SM in turn, times
-    the share of the benchmark's cycles that lie past L1 ((c - L1) / (L2 median - L1), clamped to [0, 1]; L1:
-    the chase's smallest working set), over its cycles c. An L1 hit never leaves the SM; a load that misses L1
-    crosses the same SM-to-L2 distance whether L2 or HBM serves it. {} for a run without SM_SPREAD."""
+    """{name: Placement} of the one-SM latency benchmarks of a run (every latency/* with cycles_per_load but the
+    host chase): the share of a benchmark's cycles past L1 is (c - L1) / (L2 median - L1), clamped to [0, 1]
+    (L1: the chase's smallest working set); an L1 hit never leaves the SM, a load that misses L1 crosses the same
+    SM-to-L2 distance whether L2 or HBM serves it. {} for a run without SM_SPREAD."""
     spread = suite.by_name.get(SM_SPREAD)
     chases = [r.get("cycles_per_load") for r in suite.records if r.name.startswith(CHASE_PREFIX) and not r.error]
     chases = [c for c in chases if c > 0]
@@ -371,20 +392,33 @@ def sm_placement(suite):
     for r in suite.records:
         c = r.get("cycles_per_load")
         if r.name.startswith("latency/") and not r.name.startswith("latency/link/") and not r.error and c > 0:
-            out[r.name] = min(1.0, max(0.0, (c - l1) / (l2 - l1))) * (hi - lo) / c
+            share = min(1.0, max(0.0, (c - l1) / (l2 - l1)))
+            out[r.name] = Placement(share / c, hi - lo, chase_offset(r, spread))
     return out
 
 
+def placement_term(places):
+    """The relative move of one benchmark between runs (its Placement in each): where every run says its chasing
+    SM, the widest difference of their offsets; else the largest of the runs' per-SM spreads (the SMs are
+    unknown: any two)."""
+    offsets = [p.offset for p in places]
+    if None in offsets:
+        return max(p.per_cycle * p.spread for p in places)
+    return max(p.per_cycle for p in places) * (max(offsets) - min(offsets))
+
+
 def with_placement(ranges, runs):
-    """ranges with the SM placement term of the runs (sm_placement, the largest over them) added by root-sum-
-    square (the profile's range already holds its own GPUs' placements: this errs wide). Only for runs on
-    different GPUs: one GPU places a chase alike from process to process, which its process spread shows.
-    -> ({name: range}, the names the term raised)."""
-    term = {}
+    """ranges with the SM placement term of the runs (placement_term over the runs that measured the benchmark)
+    added by root-sum-square (the profile's range already holds its own GPUs' placements: this errs wide). Only
+    for runs on different GPUs: one GPU places a chase alike from process to process, which its process spread
+    shows. -> ({name: range}, the names the term raised, the names whose term came from the chasing SMs)."""
+    places = {}
     for s in runs:
-        for name, v in sm_placement(s).items():
-            term[name] = max(term.get(name, 0.0), v)
+        for name, p in sm_placement(s).items():
+            places.setdefault(name, []).append(p)
+    term = {name: placement_term(ps) for name, ps in places.items()}
+    known = {name for name, ps in places.items() if None not in (p.offset for p in ps)}
     out = dict(ranges)
     for name, v in term.items():
         out[name] = math.sqrt(out.get(name, 0.0) ** 2 + v * v)
-    return out, {n for n, v in term.items() if v > 0}
+    return out, {n for n, v in term.items() if v > 0}, known & {n for n, v in term.items() if v > 0}
