@@ -115,3 +115,21 @@ def test_a_chase_on_an_sm_as_far_as_the_baselines_is_judged_without_the_spread()
     assert got[L2] == "slower" and "3 the difference between the SMs they ran on (smid), 0 the per-SM spread" in chosen.line
     got, _ = verdicts(base, chase_suite("GPU-2", CYCLES, slow=1.007, smid=9, per_sm=per_sm), {L2: 0.01})
     assert got[L2] == "same"
+
+
+def test_two_gpus_of_7047306_chase_from_sm_124_and_take_the_smid_term():
+    """The committed runs of commit 7047306 on GPU-b2ab5978 and GPU-5e6c4e29: every chase ran on SM 124 in every
+    repetition on both, whose L2 latency is 282.9 and 282.5 cycles (medians 282.6, 282.1): the term is that
+    0.3-cycle difference of offsets, not the 26-cycle per-SM range, for all 148 one-SM latency benchmarks."""
+    from gpubench import suite_json
+    from tests.python.conftest import RESULTS_DIR
+    runs = [suite_json.load(RESULTS_DIR / "h200" / r / "benchmarks.json.gz") for r in ("20261203T043009Z", "20261203T044006Z")]
+    places = [profile.sm_placement(s) for s in runs]
+    chases = [r for r in runs[0].records if r.name.startswith("latency/chase/")]
+    assert chases and all(set(r.samples["smid"]) == {124.0} for r in chases)
+    ranges, raised, known = profile.with_placement({}, runs)
+    assert len(raised) == len(known) == 148
+    l2 = "latency/chase/l2only/ws:4194304/stride:128"
+    offsets = [p[l2].offset for p in places]
+    assert abs(offsets[0] - offsets[1]) < 0.5 and min(p[l2].spread for p in places) > 20
+    assert ranges[l2] < 0.002
