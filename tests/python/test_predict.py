@@ -427,13 +427,14 @@ def test_newest_run_fp32_ladder_bands():
     assert 1.02 < ratio("coalesced", 4096) < 1.08 and 1.07 < ratio("coalesced", 4092) < 1.13
 
 
-# Commit 7047306 on two GPUs: the plain run meets issue 28's bands everywhere; the --ncu run but for blocktile_2d at
-# 1024^3 (a partial wave: 64 blocks of 8 warps on 132 SMs), which sits at the band's edge on every GPU measured.
-EDGE_RUNS = {"20261203T044006Z": set(), "20261203T043009Z": {("blocktile_2d", 1024)}}
+# One benchmark code (b35fa7f8) on three GPUs: 044006Z meets issue 28's bands everywhere; the other two but for
+# blocktile_2d at 1024^3 (a partial wave: 64 blocks of 8 warps on 132 SMs), at the band's edge on every GPU measured.
+EDGE_RUNS = {"20261203T044006Z": set(), "20261203T043009Z": {("blocktile_2d", 1024)},
+             "20261203T052444Z": {("blocktile_2d", 1024)}}
 
 
 @pytest.mark.parametrize("run", sorted(EDGE_RUNS))
-def test_runs_of_7047306_fp32_ladder_bands(run):
+def test_runs_of_b35fa7f8_fp32_ladder_bands(run):
     from gpubench import suite_json
     from gpubench.analysis.bounds import KERNELS
     from tests.python.conftest import RESULTS_DIR

@@ -105,7 +105,7 @@ SLOWER_THAN_THE_RUN_BEFORE = {
     "20261202T154119Z",  # same GPU and code as the run before: energy/copy/h2d +5.5 % (the host's share)
     "20261202T191809Z",  # bf9e0690 again (a third GPU for issue 27): kernel 15 before its CTA-scope release, +80 %
     "20261202T203238Z",  # the --ncu run's code on another GPU: hierarchy/read at 199 MiB +5.1 % (the HBM shoulder)
-    "20261203T043009Z",  # 7047306 on GPU-b2ab5978: 12 chases 5-14 % slower than 203238Z's (whose chase ran on a near SM)
+    "20261203T043009Z",  # 7047306 on GPU-b2ab5978: 13 latency benchmarks 5-14 % slower than 203238Z's (whose chase ran on a near SM)
     "20261203T044006Z"}  # the same code on GPU-5e6c4e29: coalescing/read/hbm/stride:128 +9.1 % (threshold 9.0 %)
 # Runs of older benchmark code than the run before them (run again on another GPU for the between-GPU profile):
 # the benchmarks added since that code are missing from them.
