@@ -80,88 +80,107 @@ template <const TileShape& S>
 using WarptileOf = WarptileConfig<S.BM, S.BN, S.BK, S.WM, S.WN, S.LN, S.stages, S.lanes>;
 using WarptileDefault = WarptileOf<kWarptile>;
 
+// One tile's float4s of A and B in registers, on their way from global to shared memory.
+template <class Cfg>
+struct WarptileRegs {
+  float4 a[Cfg::kALoads], b[Cfg::kBLoads];
+};
+
+// This thread's float4s of the tiles at k = t (zero-filled past the edges when !kVec).
+template <class Cfg, bool kVec>
+__device__ __forceinline__ void warptile_fetch(WarptileRegs<Cfg>& r, const float* __restrict__ A,
+                                               const float* __restrict__ B, int M, int N, int K, int row0, int col0,
+                                               int t) {
+  constexpr TileShape kShape = Cfg::shape();
+#pragma unroll
+  for (int i = 0; i < Cfg::kALoads; ++i) {
+    const TileElem e = a_load(kShape, threadIdx.x, i);
+    r.a[i] = load4<kVec>(A, M, K, row0 + e.row, t + e.col);
+  }
+#pragma unroll
+  for (int i = 0; i < Cfg::kBLoads; ++i) {
+    const TileElem e = b_load(kShape, threadIdx.x, i);
+    r.b[i] = load4<kVec>(B, K, N, t + e.row, col0 + e.col);
+  }
+}
+
+// The registers into a stage: A transposed word by word, B as float4s.
+template <class Cfg>
+__device__ __forceinline__ void warptile_stash(const WarptileRegs<Cfg>& r, float* As) {
+  constexpr TileShape kShape = Cfg::shape();
+  float* Bs = As + Cfg::BK * Cfg::BM;
+#pragma unroll
+  for (int i = 0; i < Cfg::kALoads; ++i) {
+    const TileElem e = a_load(kShape, threadIdx.x, i);
+    As[as_word(kShape, {e.row, e.col + 0})] = r.a[i].x;
+    As[as_word(kShape, {e.row, e.col + 1})] = r.a[i].y;
+    As[as_word(kShape, {e.row, e.col + 2})] = r.a[i].z;
+    As[as_word(kShape, {e.row, e.col + 3})] = r.a[i].w;
+  }
+#pragma unroll
+  for (int i = 0; i < Cfg::kBLoads; ++i)
+    *reinterpret_cast<float4*>(Bs + bs_word(kShape, b_load(kShape, threadIdx.x, i))) = r.b[i];
+}
+
+// A stage's BK steps into the accumulators of the thread whose sub-tile (0, 0) patch starts at o.
+template <class Cfg>
+__device__ __forceinline__ void warptile_compute(float (&acc)[Cfg::MITER * Cfg::TM][Cfg::NITER * Cfg::TN],
+                                                 const float* As, TileElem o) {
+  constexpr int TM = Cfg::TM, TN = Cfg::TN, MITER = Cfg::MITER, NITER = Cfg::NITER;
+  constexpr TileShape kShape = Cfg::shape();
+  const float* Bs = As + Cfg::BK * Cfg::BM;
+#pragma unroll
+  for (int k = 0; k < Cfg::BK; ++k) {
+    float a[MITER * TM], b[NITER * TN];
+#pragma unroll
+    for (int i = 0; i < MITER; ++i)
+      *reinterpret_cast<float4*>(&a[i * TM]) =
+          *reinterpret_cast<const float4*>(As + as_word(kShape, {warptile_patch(kShape, o, i, 0).row, k}));
+#pragma unroll
+    for (int j = 0; j < NITER; ++j)
+      *reinterpret_cast<float4*>(&b[j * TN]) =
+          *reinterpret_cast<const float4*>(Bs + bs_word(kShape, {k, warptile_patch(kShape, o, 0, j).col}));
+#pragma unroll
+    for (int m = 0; m < MITER * TM; ++m)
+#pragma unroll
+      for (int n = 0; n < NITER * TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+  }
+}
+
 template <class Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                 float beta, float* __restrict__ C) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-  constexpr int MITER = Cfg::MITER, NITER = Cfg::NITER;
+  constexpr int BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, MITER = Cfg::MITER, NITER = Cfg::NITER;
   constexpr TileShape kShape = Cfg::shape();
   extern __shared__ float4 smem4[];  // stage s: As = [BK][BM] (A transposed), then Bs = [BK][BN]
   float* const smem = reinterpret_cast<float*>(smem4);
   const TileElem o = warptile_origin(kShape, threadIdx.x);  // this thread's patch of sub-tile (0, 0)
-  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-
-  float4 ra[Cfg::kALoads], rb[Cfg::kBLoads];  // one tile's float4s on their way to shared memory
-  auto fetch = [&](int t) {
-#pragma unroll
-    for (int i = 0; i < Cfg::kALoads; ++i) {
-      const TileElem e = a_load(kShape, threadIdx.x, i);
-      ra[i] = load4<kVec>(A, M, K, row0 + e.row, t + e.col);
-    }
-#pragma unroll
-    for (int i = 0; i < Cfg::kBLoads; ++i) {
-      const TileElem e = b_load(kShape, threadIdx.x, i);
-      rb[i] = load4<kVec>(B, K, N, t + e.row, col0 + e.col);
-    }
-  };
-  auto stash = [&](int s) {
-    float* As = smem + s * Cfg::kStageFloats;
-    float* Bs = As + BK * BM;
-#pragma unroll
-    for (int i = 0; i < Cfg::kALoads; ++i) {
-      const TileElem e = a_load(kShape, threadIdx.x, i);
-      As[as_word(kShape, {e.row, e.col + 0})] = ra[i].x;
-      As[as_word(kShape, {e.row, e.col + 1})] = ra[i].y;
-      As[as_word(kShape, {e.row, e.col + 2})] = ra[i].z;
-      As[as_word(kShape, {e.row, e.col + 3})] = ra[i].w;
-    }
-#pragma unroll
-    for (int i = 0; i < Cfg::kBLoads; ++i)
-      *reinterpret_cast<float4*>(Bs + bs_word(kShape, b_load(kShape, threadIdx.x, i))) = rb[i];
-  };
+  const int row0 = blockIdx.y * Cfg::BM, col0 = blockIdx.x * Cfg::BN;
+  WarptileRegs<Cfg> regs;
+  auto fetch = [&](int t) { warptile_fetch<Cfg, kVec>(regs, A, B, M, N, K, row0, col0, t); };
+  auto stage = [&](int s) { return smem + s * Cfg::kStageFloats; };
 
   float acc[MITER * TM][NITER * TN] = {};
-  auto compute = [&](int s) {
-    const float* As = smem + s * Cfg::kStageFloats;
-    const float* Bs = As + BK * BM;
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      float a[MITER * TM], b[NITER * TN];
-#pragma unroll
-      for (int i = 0; i < MITER; ++i)
-        *reinterpret_cast<float4*>(&a[i * TM]) =
-            *reinterpret_cast<const float4*>(As + as_word(kShape, {warptile_patch(kShape, o, i, 0).row, k}));
-#pragma unroll
-      for (int j = 0; j < NITER; ++j)
-        *reinterpret_cast<float4*>(&b[j * TN]) =
-            *reinterpret_cast<const float4*>(Bs + bs_word(kShape, {k, warptile_patch(kShape, o, 0, j).col}));
-#pragma unroll
-      for (int m = 0; m < MITER * TM; ++m)
-#pragma unroll
-        for (int n = 0; n < NITER * TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
-    }
-  };
-
   const int tiles = (K + BK - 1) / BK;
   if (tiles > 0) {
     fetch(0);
-    stash(0);
+    warptile_stash<Cfg>(regs, stage(0));
   }
   __syncthreads();
   for (int t = 0; t < tiles; ++t) {
     if (Cfg::kStages == 2) {
       const int s = t & 1;
       if (t + 1 < tiles) fetch((t + 1) * BK);  // in flight during the math
-      compute(s);
-      if (t + 1 < tiles) stash(s ^ 1);  // buffer s ^ 1 was last read before the previous barrier
+      warptile_compute<Cfg>(acc, stage(s), o);
+      if (t + 1 < tiles) warptile_stash<Cfg>(regs, stage(s ^ 1));  // s ^ 1 was last read before the previous barrier
       __syncthreads();
     } else {
-      compute(0);
+      warptile_compute<Cfg>(acc, stage(0), o);
       __syncthreads();  // everyone is done reading before the next tile overwrites it
       if (t + 1 < tiles) {
         fetch((t + 1) * BK);
-        stash(0);
+        warptile_stash<Cfg>(regs, stage(0));
       }
       __syncthreads();
     }
