@@ -397,13 +397,18 @@ def sm_placement(suite):
     return out
 
 
+def sms_named(places):
+    """Whether every run (its Placement) says which SM the benchmark's chase ran on."""
+    return all(p.offset is not None for p in places)
+
+
 def placement_term(places):
     """The relative move of one benchmark between runs (its Placement in each): where every run says its chasing
-    SM, the widest difference of their offsets; else the largest of the runs' per-SM spreads (the SMs are
-    unknown: any two)."""
-    offsets = [p.offset for p in places]
-    if None in offsets:
+    SM (sms_named), the widest difference of their offsets; else the largest of the runs' per-SM spreads (the SMs
+    are unknown: any two)."""
+    if not sms_named(places):
         return max(p.per_cycle * p.spread for p in places)
+    offsets = [p.offset for p in places]
     return max(p.per_cycle for p in places) * (max(offsets) - min(offsets))
 
 
@@ -417,8 +422,8 @@ def with_placement(ranges, runs):
         for name, p in sm_placement(s).items():
             places.setdefault(name, []).append(p)
     term = {name: placement_term(ps) for name, ps in places.items()}
-    known = {name for name, ps in places.items() if None not in (p.offset for p in ps)}
     out = dict(ranges)
     for name, v in term.items():
         out[name] = math.sqrt(out.get(name, 0.0) ** 2 + v * v)
-    return out, {n for n, v in term.items() if v > 0}, known & {n for n, v in term.items() if v > 0}
+    raised = {n for n, v in term.items() if v > 0}
+    return out, raised, {n for n in raised if sms_named(places[n])}

@@ -1,8 +1,6 @@
 """The guide's style rule for device code: no kernel (a __global__ function) over ~80 lines, counted from the
 line that says __global__ to its closing brace. A kernel that grows past it splits into device functions, as
 gemm/7_warptile.cuh's warptile_fetch / warptile_stash / warptile_compute do."""
-from pathlib import Path
-
 import pytest
 
 from conftest import ROOT

@@ -121,9 +121,8 @@ def test_two_gpus_of_7047306_chase_from_sm_124_and_take_the_smid_term():
     """The committed runs of commit 7047306 on GPU-b2ab5978 and GPU-5e6c4e29: every chase ran on SM 124 in every
     repetition on both, whose L2 latency is 282.9 and 282.5 cycles (medians 282.6, 282.1): the term is that
     0.3-cycle difference of offsets, not the 26-cycle per-SM range, for all 148 one-SM latency benchmarks."""
-    from gpubench import suite_json
-    from tests.python.conftest import RESULTS_DIR
-    runs = [suite_json.load(RESULTS_DIR / "h200" / r / "benchmarks.json.gz") for r in ("20261203T043009Z", "20261203T044006Z")]
+    from conftest import RESULTS_DIR, committed
+    runs = [committed(RESULTS_DIR / "h200" / r / "benchmarks.json.gz") for r in ("20261203T043009Z", "20261203T044006Z")]
     places = [profile.sm_placement(s) for s in runs]
     chases = [r for r in runs[0].records if r.name.startswith("latency/chase/")]
     assert chases and all(set(r.samples["smid"]) == {124.0} for r in chases)

@@ -435,10 +435,9 @@ EDGE_RUNS = {"20261203T044006Z": set(), "20261203T043009Z": {("blocktile_2d", 10
 
 @pytest.mark.parametrize("run", sorted(EDGE_RUNS))
 def test_runs_of_b35fa7f8_fp32_ladder_bands(run):
-    from gpubench import suite_json
     from gpubench.analysis.bounds import KERNELS
-    from tests.python.conftest import RESULTS_DIR
-    rows, _ = predict.predictions(suite_json.load(RESULTS_DIR / "h200" / run / "benchmarks.json.gz"))
+    from conftest import RESULTS_DIR, committed
+    rows, _ = predict.predictions(committed(RESULTS_DIR / "h200" / run / "benchmarks.json.gz"))
     ratio = lambda k, n: (lambda r: r["predicted_s"] / r["measured_s"])(rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"])
     band = {4096: (0.85, 1.15), 2048: (0.75, 1.25), 1024: (0.75, 1.25)}
     outside = {(k, n) for k in KERNELS if k != "cublas" for n, (lo, hi) in band.items() if not lo <= ratio(k, n) <= hi}

@@ -13,7 +13,7 @@ import pytest
 from gpubench import suite_json
 from gpubench.analysis import predict, tc_predict
 from gpubench.analysis.bounds import TENSOR_CORE_MODELLED
-from tests.python.conftest import RESULTS_DIR, ROOT
+from tests.python.conftest import RESULTS_DIR, ROOT, committed as committed_run
 
 RUN = RESULTS_DIR / "h200" / "20261202T075839Z"
 FIXTURE = ROOT / "tests" / "python" / "data" / "tc_model_h200.json"
@@ -457,7 +457,7 @@ def test_stream_runs_meet_the_ladder_targets(run):
     """Issue 30's targets on the three runs of one code: every tensor-core step within 0.80-1.20 at 4096^3 (kernel 12
     at 0.92 / 0.91 / 0.91 with its copy at the run's own tile stream, 1.25-1.27 with the L2 roof on the runs before),
     the best hand-written kernel >= 0.90 x cuBLAS BF16 (0.98, 1.00, 0.97), and no fallback note for kernel 12 at 4096^3."""
-    suite = suite_json.load(RESULTS_DIR / "h200" / run / "benchmarks.json.gz")
+    suite = committed_run(RESULTS_DIR / "h200" / run / "benchmarks.json.gz")
     rows, missing = predict.predictions(suite)
     assert not missing
     at = lambda k: rows[f"gemm/{k}/m:4096/n:4096/k:4096"]
