@@ -11,6 +11,7 @@ TOOLS = {
     "report": "gpubench.report",
     "bounds": "gpubench.analysis.bounds",
     "predict": "gpubench.analysis.predict",
+    "sass": "gpubench.analysis.sass",
     "ncu_table": "gpubench.analysis.ncu_table",
     "families": "gpubench.families",
 }

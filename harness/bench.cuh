@@ -21,6 +21,7 @@ struct Timing {
   int batch = 0;            // launches per timed iteration; 0 = enough for ~target_ms
   bool flush_l2 = false;    // cold sample: flush L2 before each timed iteration (forces batch 1)
   double target_ms = 1.0;   // auto batch aims at this much GPU time per event pair
+  bool gate = true;         // time behind the stream gate (timer.cuh); false for launches that wait on the host
 };
 
 // MH_PROFILE=1 (set by run_all.sh --ncu): each benchmark runs its measured launch exactly once,
@@ -69,7 +70,7 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
     flusher = std::make_unique<L2Flusher>(current_device_facts().l2_bytes);
     t.batch = 1;
   }
-  const double first_ms = time_launches(timer, launch);
+  const double first_ms = time_launches(timer, launch, 1, nullptr, t.gate);
   int batch = t.batch > 0 ? t.batch : launches_for(t.target_ms, first_ms, 1, 1000);
   // Every repetition must run exactly max_iterations (Google Benchmark checks it), whatever batch this
   // repetition's warm-up suggested: take the largest batch that divides it.
@@ -82,13 +83,17 @@ double run_timed(benchmark::State& state, Launch&& launch, Timing t = {}) {
   nvml::ClockWatch clocks(current_device_facts().device);
   while (state.KeepRunningBatch(batch)) {
     if (flusher) flusher->flush();
-    const double s = time_launches(timer, launch, batch) * batch * 1e-3;
+    const double s = time_launches(timer, launch, batch, nullptr, t.gate) * batch * 1e-3;
     state.SetIterationTime(s);
     clocks.sample();
     seconds += s;
     launches += batch;
   }
   clocks.finish();
+  if (t.gate && stream_gate().timed_out()) {
+    state.SkipWithError("the stream gate timed out: the launch waits for its stream on the host (time it with Timing::gate = false)");
+    return 0.0;
+  }
   state.counters["launches_per_sample"] = batch;
   if (clocks.log().has_reasons()) state.counters["throttled"] = clocks.log().throttled() ? 1.0 : 0.0;
   if (clocks.log().has_clock()) {

@@ -167,6 +167,14 @@ std::string human_bytes(double b) {
   return buf;
 }
 
+size_t pinning_smem(const DeviceFacts& f, int blocks_per_sm, size_t need) {
+  if (blocks_per_sm < 1) throw std::invalid_argument("blocks_per_sm must be >= 1");
+  const long long per_block = static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm -
+                              static_cast<long long>(f.reserved_smem_per_block_bytes);
+  const size_t bytes = static_cast<size_t>(std::clamp<long long>(per_block, 0, f.smem_per_block_optin_bytes)) / 128 * 128;
+  return bytes >= need ? bytes : 0;
+}
+
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs) {
   // The rules of CUDA's cuda_occupancy.h (cudaOccMaxActiveBlocksPerMultiprocessor) for sm_75 and newer,
   // default carve-out; the host test Occupancy.MatchesCudaOccupancyHeader holds the two together.

@@ -61,6 +61,11 @@ std::string check_launch(const DeviceFacts& f, const Launch& l);
 // part per block).
 int blocks_per_sm(const DeviceFacts& f, int threads, size_t smem, int regs);
 
+// Dynamic shared memory per block that lets only `blocks_per_sm` blocks reside on `f`'s SMs (the reserved
+// bytes per block counted; a multiple of 128), or 0 when that is less than the `need` bytes the kernel reads:
+// how the micro benchmarks pin a chosen number of warps per SM. Throws for blocks_per_sm < 1.
+size_t pinning_smem(const DeviceFacts& f, int blocks_per_sm, size_t need);
+
 // What a kernel of ours gets on one SM: registers per thread and resident blocks. A plan computes it from
 // the facts (blocks_per_sm() and the register cap of the kernel's __launch_bounds__); a run on a GPU reads
 // it off the compiled kernel (Planner::residency, harness/registry.cuh).

@@ -35,13 +35,41 @@ class GpuTimer {
   cudaEvent_t start_{}, stop_{};
 };
 
-// The one way the suite times launches: `n` calls of launch() back to back between one pair of events;
-// returns milliseconds per launch. (run_timed builds on it; so do baselines timed beside a benchmark.)
+// Holds a stream with a one-thread kernel that spins until the host opens the gate, so that the launches
+// timed behind it are all queued before the first one starts (nvbench's blocking kernel). Without it a GPU
+// idle at the start event waits for the host to launch the first kernel: a lone launch's time includes
+// that latency (~5-10 us) and a batch of n spreads it over n, so per-launch times depended on the batch
+// (launches_per_sample), which a run picks from Google Benchmark's iteration count. The kernel gives up
+// after ~0.2 s (kGateTimeoutNs), so a launch that waits for its stream on the host (a pageable copy)
+// costs that much and is timed as without the gate; such benchmarks turn it off (Timing::gate) and
+// timed_out() says when one did not.
+class StreamGate {
+ public:
+  StreamGate();
+  ~StreamGate();
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  void close(cudaStream_t s);  // queues the spinning kernel on s
+  void open();                 // lets it return
+  bool timed_out() const;      // the last close() ended by the time limit (read after the stream synced)
+
+ private:
+  volatile int* flag_ = nullptr;  // mapped pinned host memory: [0] open, [1] timed out
+};
+
+// The process's gate (the suite times from one host thread).
+StreamGate& stream_gate();
+
+// The one way the suite times launches: `n` calls of launch() back to back between one pair of events,
+// behind the stream gate unless `gate` is false; returns milliseconds per launch. (run_timed builds on
+// it; so do baselines timed beside a benchmark.)
 template <class F>
-double time_launches(GpuTimer& timer, F&& launch, int n = 1, cudaStream_t s = nullptr) {
+double time_launches(GpuTimer& timer, F&& launch, int n = 1, cudaStream_t s = nullptr, bool gate = true) {
+  if (gate) stream_gate().close(s);
   timer.start(s);
   for (int i = 0; i < n; ++i) launch();
   timer.stop(s);
+  if (gate) stream_gate().open();
   return timer.elapsed_ms() / n;
 }
 

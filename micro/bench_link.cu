@@ -61,10 +61,15 @@ void transfer_body(benchmark::State& st, Path path, Memory host, Method method, 
   NvlinkTx tx0, tx1;
   const bool counted = peer >= 0 && nvlink_tx(dev, &tx0);
   long long launches = 0;  // the warm-up launches too: NVML counts every byte between the two reads
-  run_timed(st, [&] {
-    transfer();
-    ++launches;
-  });
+  Timing timing;
+  timing.gate = host != Memory::pageable;  // a pageable copy waits on the host for its stream (staging)
+  run_timed(
+      st,
+      [&] {
+        transfer();
+        ++launches;
+      },
+      timing);
   CUDA_CHECK(cudaDeviceSynchronize());  // every launch done (peer/bidir: both devices' legs joined to this one)
   const bool tx_read = counted && nvlink_tx(dev, &tx1);
   const std::string bad = check_destinations(legs, seed);

@@ -182,11 +182,7 @@ int chunks_for(const Shape& s, int warps_per_sm, double target_clocks) {
 }
 
 size_t pinning_smem(const Shape& s, const DeviceFacts& f, int blocks_per_sm) {
-  if (blocks_per_sm < 1) throw std::invalid_argument("blocks_per_sm must be >= 1");
-  const long long per_block = static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm -
-                              static_cast<long long>(f.reserved_smem_per_block_bytes);
-  const size_t bytes = static_cast<size_t>(std::clamp<long long>(per_block, 0, f.smem_per_block_optin_bytes)) / 128 * 128;
-  return bytes >= std::max<size_t>(s.smem_bytes(), 1) ? bytes : 0;
+  return mh::pinning_smem(f, blocks_per_sm, std::max<size_t>(s.smem_bytes(), 1));
 }
 
 int resident_blocks(const Shape& s, size_t smem) {

@@ -219,13 +219,7 @@ uint32_t set_tile_words(int j) {
 
 const char* kind_name(Kind k) { return k == Kind::mix ? "mix" : k == Kind::ldmatrix ? "ldmatrix" : "mma"; }
 
-size_t pinning_smem(const DeviceFacts& f, int blocks_per_sm) {
-  if (blocks_per_sm < 1) throw std::invalid_argument("blocks_per_sm must be >= 1");
-  const long long per_block = static_cast<long long>(f.smem_per_sm_bytes) / blocks_per_sm -
-                              static_cast<long long>(f.reserved_smem_per_block_bytes);
-  const size_t bytes = static_cast<size_t>(std::clamp<long long>(per_block, 0, f.smem_per_block_optin_bytes)) / 128 * 128;
-  return bytes >= kTilesBytes ? bytes : 0;
-}
+size_t pinning_smem(const DeviceFacts& f, int blocks_per_sm) { return mh::pinning_smem(f, blocks_per_sm, kTilesBytes); }
 
 Residency residency(Kind k, size_t smem) {
   allow_smem(k, smem);

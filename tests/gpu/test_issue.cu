@@ -5,6 +5,7 @@
 #include "harness/device_buffer.cuh"
 #include "harness/device_info.cuh"
 #include "micro/issue.cuh"
+#include "micro/register_banks.cuh"
 
 // Every compiled shape, two blocks: each thread's checksum equals the host replay bit for bit (a dropped,
 // merged or misaddressed load, or a missing FFMA, changes it).
@@ -51,4 +52,23 @@ TEST(Issue, ShapesNamesAndPinning) {
   f.smem_per_sm_bytes = 233472, f.reserved_smem_per_block_bytes = 1024, f.smem_per_block_optin_bytes = 232448;
   EXPECT_EQ(mh::issue::pinning_smem(tuned, f, 2), 115712u);  // 233472 / 2 - 1024, a multiple of 128
   EXPECT_EQ(mh::issue::pinning_smem(mh::issue::find(mh::issue::Kind::mix, 6, 16, false, false), f, 10), 0u);
+}
+
+// issue/ffma_banks: both patterns match the host replay bit for bit, and the pinning gives the wanted blocks.
+TEST(RegisterBanks, BothPatternsMatchHostReplayAndPin) {
+  REQUIRE_GPU();
+  namespace rb = mh::register_banks;
+  const mh::DeviceFacts& f = mh::current_device_facts();
+  for (rb::Pattern p : {rb::Pattern::split, rb::Pattern::same}) {
+    const size_t smem = mh::pinning_smem(f, 1, rb::kOperandFloat4 * sizeof(float4));
+    ASSERT_GT(smem, 0u);
+    const int blocks = 3, trips = 7;
+    mh::DeviceBuffer<float> out(blocks * rb::kThreads);
+    out.fill_bytes(0xff);
+    rb::launch(p, out.data(), blocks, smem, trips);
+    const std::vector<float> host = out.download();
+    for (uint32_t t = 0; t < host.size(); ++t) ASSERT_EQ(host[t], rb::expected(p, t, trips)) << rb::pattern_name(p) << " thread " << t;
+    for (int b : {1, 2, 4, 8})
+      EXPECT_EQ(rb::resident_blocks(p, mh::pinning_smem(f, b, rb::kOperandFloat4 * sizeof(float4))), b) << rb::pattern_name(p);
+  }
 }

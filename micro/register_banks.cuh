@@ -1,0 +1,41 @@
+// Register banks: what an FFMA costs when the compiler reads two of its source registers from one bank.
+// The register file of a sub-partition has two banks (register index mod 2); a bank gives one operand per
+// clock, so an FFMA whose read sources (not served by the .reuse cache) share a bank takes an extra clock
+// to read them. Which registers an FFMA reads is ptxas's choice; two kernels fix it here through 16-byte
+// shared loads, whose four destination registers are consecutive from a multiple of four:
+//   acc[i][j] = fma(x[i], y[p(j)], acc[i][j]), x, y and every row acc[i] one 16-byte load each, so the
+//   b operand y[p(j)] and the c operand acc[i][j] share a bank when p(j) and j have the same parity;
+//   pattern same: p(j) = j (b and c of every FFMA in one bank);
+//   pattern split: p(j) = j xor 1 (b and c always in different banks).
+// x[i] is the a operand of four FFMA in a row: ptxas marks it .reuse for the first three. The extra reads
+// per loop trip are read from the compiled kernel's SASS (gpubench/analysis/sass.py, register_banks.json
+// of the run), not assumed: the time model divides the two patterns' difference by them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "harness/cuda_check.cuh"
+#include "harness/device_facts.hpp"
+
+namespace mh::register_banks {
+
+constexpr int kThreads = 128;      // per block: 4 warps, one per sub-partition
+constexpr int kRounds = 8;         // x times y outer products per loop trip
+constexpr int kFfmaPerTrip = kRounds * 16;
+constexpr int kOperandFloat4 = 512;  // the shared buffer the operands are read from (8 KiB)
+
+enum class Pattern { split, same };
+const char* pattern_name(Pattern p);  // "split", "same"
+
+// Loop trips per thread for a launch of about `target_clocks` SM clocks with `warps_per_sm` resident warps
+// (one FFMA per clock per sub-partition).
+int trips_for(int warps_per_sm, double target_clocks);
+
+// Resident blocks per SM of the compiled kernel with `smem` dynamic bytes (occupancy API; needs a GPU).
+int resident_blocks(Pattern p, size_t smem);
+// blocks of kThreads threads; out[thread] = the sum of its 16 accumulators.
+void launch(Pattern p, float* out, int blocks, size_t smem, int trips, cudaStream_t st = nullptr);
+// The host replay of one thread's sum (the same fmaf sequence: bit-identical).
+float expected(Pattern p, uint32_t thread, int trips);
+
+}  // namespace mh::register_banks
