@@ -450,10 +450,6 @@ run_gpu() {  # how the GPU is named in the progress line
   for k in "${!pids[@]}"; do
     wait "${pids[$k]}" || fail "plots.${scripts[$k]} failed on $RUN_DIR/benchmarks.json"
   done
-  # The extra register reads of every FFMA loop, from the binary's SASS: the time model's bank term.
-  "$PY" -m gpubench sass "$BENCH" -o "$RUN_DIR/register_banks.json" >/dev/null 2>"$RUN_DIR/sass.stderr" ||
-    say "register banks not counted ($(tail -n 1 "$RUN_DIR/sass.stderr")): predict leaves out their term"
-  [[ -s $RUN_DIR/sass.stderr ]] || rm -f "$RUN_DIR/sass.stderr"
   "$PY" -m gpubench predict "$RUN_DIR" || fail "gpubench predict failed on $RUN_DIR"
   "$PY" -m gpubench report "$RUN_DIR/benchmarks.json" -o "$RUN_DIR/report.md"
 }

@@ -11,7 +11,6 @@ TOOLS = {
     "report": "gpubench.report",
     "bounds": "gpubench.analysis.bounds",
     "predict": "gpubench.analysis.predict",
-    "sass": "gpubench.analysis.sass",
     "ncu_table": "gpubench.analysis.ncu_table",
     "families": "gpubench.families",
 }

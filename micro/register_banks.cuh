@@ -1,15 +1,15 @@
-// Register banks: what an FFMA costs when the compiler reads two of its source registers from one bank.
-// The register file of a sub-partition has two banks (register index mod 2); a bank gives one operand per
-// clock, so an FFMA whose read sources (not served by the .reuse cache) share a bank takes an extra clock
-// to read them. Which registers an FFMA reads is ptxas's choice; two kernels fix it here through 16-byte
-// shared loads, whose four destination registers are consecutive from a multiple of four:
-//   acc[i][j] = fma(x[i], y[p(j)], acc[i][j]), x, y and every row acc[i] one 16-byte load each, so the
-//   b operand y[p(j)] and the c operand acc[i][j] share a bank when p(j) and j have the same parity;
-//   pattern same: p(j) = j (b and c of every FFMA in one bank);
-//   pattern split: p(j) = j xor 1 (b and c always in different banks).
-// x[i] is the a operand of four FFMA in a row: ptxas marks it .reuse for the first three. The extra reads
-// per loop trip are read from the compiled kernel's SASS (gpubench/analysis/sass.py, register_banks.json
-// of the run), not assumed: the time model divides the two patterns' difference by them.
+// Register assignment: one FFMA stream, two assignments of its source registers, to measure what the
+// compiler's choice of registers alone costs in issue rate. 16-byte shared loads fix the registers (their
+// four destinations are consecutive from a multiple of four):
+//   acc[i][j] = fma(x[i], y[p(j)], acc[i][j]), x, y and every row acc[i] one 16-byte load each, so the b
+//   operand y[p(j)] and the c operand acc[i][j] have register indices of equal parity when p(j) and j do;
+//   pattern same: p(j) = j (b and c of every FFMA of equal parity, the reading of two register banks by
+//   index mod 2 puts them in one bank);
+//   pattern split: p(j) = j xor 1 (b and c of different parity).
+// x[i] is the a operand of four FFMA in a row: ptxas marks it .reuse for the first three. Both patterns run
+// the same instructions (cuobjdump -sass: 128 FFMA and 3 loop instructions per trip). On the H200, split
+// runs 6 % slower than same, the opposite of what the two-bank reading predicts, and both below
+// issue/ffma (docs/families/issue.md, "Register assignment"): the time model uses neither.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -8,13 +8,8 @@ kernels it predicts (docs/families/issue.md, "The time model").
   t = max((core + barriers) x tail + exposed, max(L2, HBM) x tail)
   w      = the warps resident on the busiest SM: min(blocks per SM, ceil(blocks / SMs)) blocks (a grid smaller
          than the SMs' room leaves fewer warps than the occupancy allows);
-  issue  I = (FFMA + LDS + STS + LDG + STG warp instructions) x s_ffma(w) + R x s_bank(w): every counted warp
-         instruction takes one issue slot, at the rate issue/ffma/warps:w measures (the largest measured <= w),
-         and every extra register read one more: R = FFMA x the extra reads per FFMA of the kernel's main
-         loop in the run's SASS (register_banks.json, gpubench/analysis/sass.py: source registers of one FFMA
-         in one of the two banks), s_bank(w) = (T_same - T_split) / (their loops' extra reads) of
-         issue/ffma_banks/pattern:{same,split}/warps:w. A run without register_banks.json or those benchmarks
-         leaves the term out (stderr says so);
+  issue  I = (FFMA + LDS + STS + LDG + STG warp instructions) x s_ffma(w): every counted warp instruction takes
+         one issue slot, at the rate issue/ffma/warps:w measures (the largest measured <= w);
   L1TEX  P = (LDS + STS wavefronts) x s_wavefront (issue/lds/width:4/pattern:conflict_free) + L1, the global
          loads' L1 bound of gpubench/analysis/bounds.py: shared and global accesses go through one L1TEX unit;
          a kernel that loads its operands straight from global memory (no shared loads or stores: naive,
@@ -28,7 +23,7 @@ kernels it predicts (docs/families/issue.md, "The time model").
          without those benchmarks fall back to the L1-resident rate (the rule before them; stderr says so);
   core   = max(I, P) + phi x min(I, P), phi measured by the issue/mix benchmark nearest the kernel's FFMA per
          L1TEX instruction: phi = (T_mix - max(I_mix, P_mix)) / min(I_mix, P_mix), 0 = the two overlap,
-         1 = their times add (I_mix with the mix kernel's own extra reads, where the term is known);
+         1 = their times add;
   barriers = warp barriers x (T_mix_sync - T_mix) per barrier (issue/mix_sync at the same mix and warps);
   exposed = load rounds per block x ceil(blocks of the busiest SM / resident blocks) x latency: a load round is
          a tile whose global loads the block waits for at a barrier with nothing of its own to compute
@@ -51,13 +46,11 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 
 from gpubench import suite_json
 from gpubench.analysis import bounds
 from gpubench.analysis import latency_levels
-from gpubench.analysis import sass
 from gpubench.analysis import tc_predict
 
 OUT_FILE = "predictions.json"
@@ -78,20 +71,6 @@ DIRECT_FALLBACK = ("the L1TEX requests of kernels without shared-memory tiles ar
                    "(the run lacks {})")
 EXPOSED = "load latency"
 WAVEFRONT_BENCH = "issue/lds/width:4/pattern:conflict_free/warps:32"
-BANK_BENCH = "issue/ffma_banks/pattern:{}/warps:{}"
-# The compiled function each kernel runs, as cuobjdump names it (a regular expression over the mangled name;
-# {vec}: 1 for the 16-byte path of kernels 6-8, which shapes with K and N multiples of 4 take). The
-# warp-tile kernels differ by their configuration's BK (16: warptile, 8: warptile_tuned).
-FUNCTIONS = {"naive": r"naive_kernel", "coalesced": r"coalesced_kernel", "smem": r"smem_kernel",
-             "smem_conflicted": r"smem_transposed_kernelILi32E", "smem_padded": r"smem_transposed_kernelILi33E",
-             "blocktile_1d": r"blocktile_1d_kernel", "blocktile_2d": r"blocktile_2d_kernel",
-             "vectorized": r"vectorized_kernelILb{vec}E",
-             "warptile": r"warptile_kernelINS0_14WarptileConfigILi128ELi128ELi16E.*ELb{vec}EEEv",
-             "warptile_tuned": r"warptile_kernelINS0_14WarptileConfigILi128ELi128ELi8E.*ELb{vec}EEEv",
-             "ffma_banks:split": r"ffma_banks_kernelILb0E", "ffma_banks:same": r"ffma_banks_kernelILb1E",
-             # issue/mix: issue_kernel<F, L, W, U, broadcast, sync>
-             "mix": r"issue_kernelILi{ffma}ELi{lds}ELi{width}ELi\d+ELb0ELb{sync}E"}
-BANK_FALLBACK = "the time model leaves out extra register reads ({})"
 
 
 def _mixes(suite, kind):
@@ -120,8 +99,6 @@ def unit_costs(suite):
     u["l2_bytes"] = float(suite.context.get("l2_bytes", 0) or 0)
     u["direct_request_s"] = {lv: 1 / r for lv, name in DIRECT_BENCH.items()
                              if (r := suite.value(name, "requests_per_second"))}
-    u["banks"], u["banks_missing"] = register_banks(suite)
-    u["bank_s"] = bank_costs(suite, u["banks"])
     missing = [name for name, have in (("issue/ffma/warps:*", u["ffma_s"]), (WAVEFRONT_BENCH, "wavefront_s" in u),
                                        ("issue/mix/*", u["mix"]), ("issue/mix_sync/*", u["mix_sync"]),
                                        (LATENCY_BENCH, len(u["latency_s"]) == 2), ("context.l2_bytes", u["l2_bytes"]))
@@ -129,61 +106,6 @@ def unit_costs(suite):
     missing += [f"{k} ({bounds.UNITS[k]})" for k in ("l1_requests_per_s", "l1_lines_per_s", "l2_bytes_per_s",
                                                     "hbm_bytes_per_s") if k not in mem]
     return u, missing
-
-
-def register_banks(suite):
-    """({mangled function: SASS counts}, why not): register_banks.json beside the run's benchmarks.json
-    (run_all.sh writes it with gpubench sass), or (None, the reason)."""
-    path = os.path.join(os.path.dirname(str(suite.path)), sass.OUT_FILE)
-    if not os.path.isfile(path):
-        return None, f"the run has no {sass.OUT_FILE}"
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        return None, f"{path} is unreadable ({e})"
-    return (doc, None) if isinstance(doc, dict) else (None, f"{path} is not a JSON object")
-
-
-def function_counts(banks, key, **names):
-    """The SASS counts of the one function FUNCTIONS[key] (formatted with names) matches, or None."""
-    pattern = re.compile(FUNCTIONS[key].format(**names))
-    found = [c for name, c in (banks or {}).items() if pattern.search(name)]
-    return found[0] if len(found) == 1 and found[0].get("loop_ffma") else None
-
-
-def extra_per_ffma(counts):
-    """Extra register reads per FFMA of a function's main loop (0 without counts)."""
-    return counts["loop_extra_reads"] / counts["loop_ffma"] if counts else 0.0
-
-
-def bank_costs(suite, banks):
-    """{warps per SM: seconds of the chip per warp extra register read}: issue/ffma_banks/pattern:same less
-    pattern:split (the same FFMA per trip), over the difference of their loops' extra reads."""
-    split, same = (function_counts(banks, f"ffma_banks:{p}") for p in ("split", "same"))
-    if not split or not same or same["loop_ffma"] != split["loop_ffma"]:
-        return {}
-    reads = same["loop_extra_reads"] - split["loop_extra_reads"]
-    out = {}
-    for w in (4, 8, 16, 32):
-        rates = [suite.value(BANK_BENCH.format(p, w), "ffma_per_second") for p in ("same", "split")]
-        if reads > 0 and all(rates):
-            out[w] = max(0.0, 1 / rates[0] - 1 / rates[1]) * same["loop_ffma"] / reads
-    return out
-
-
-def extra_reads(rec, u):
-    """Warp extra register reads of a GEMM record: its FFMA x its main loop's extra reads per FFMA."""
-    f = rec.fields
-    vec = int(f.get("k", 1) % 4 == 0 and f.get("n", 1) % 4 == 0)
-    return rec.get("model_ffma_warp") * extra_per_ffma(function_counts(u.get("banks"), f.get("kernel"), vec=vec))
-
-
-def bank_seconds(reads, u, warps_per_sm):
-    """reads x s_bank at the nearest measured warps (0 where the run lacks the term)."""
-    if not reads or not u.get("bank_s"):
-        return 0.0
-    return reads * u["bank_s"][nearest_warps(u["bank_s"], warps_per_sm)]
 
 
 def nearest_warps(measured, warps):
@@ -292,8 +214,7 @@ def predict(rec, u, sm_count):
     w = nearest_warps(u["ffma_s"], warps_per_sm)
     s_ffma, s_wf = u["ffma_s"][w], u["wavefront_s"]
     l1tex_inst = c("model_lds_inst") + c("model_sts_inst") + c("model_ld_requests") + c("model_st_requests")
-    banks = bank_seconds(extra_reads(rec, u), u, warps_per_sm)
-    issue = (c("model_ffma_warp") + l1tex_inst) * s_ffma + banks
+    issue = (c("model_ffma_warp") + l1tex_inst) * s_ffma
     memory = bounds.bounds(rec, memory_units(rec, u), sm_count)
     shared = (c("model_lds_wavefronts") + c("model_sts_wavefronts")) * s_wf
     l1 = memory.pop(L1, 0.0)
@@ -303,9 +224,8 @@ def predict(rec, u, sm_count):
     if ratio > 0:
         mw = nearest_warps({k[3] for k in u["mix"]}, warps_per_sm)
         f, lds, width, _ = key = mix_for(u["mix"], ratio, mw)
-        mix_reads = f * extra_per_ffma(function_counts(u.get("banks"), "mix", ffma=f, lds=lds, width=width, sync=0))
-        phi = overlap(u["mix"][key]["trip_s"], (f + lds) * u["ffma_s"][nearest_warps(u["ffma_s"], mw)]
-                      + bank_seconds(mix_reads, u, mw), lds * width / 4 * s_wf)
+        phi = overlap(u["mix"][key]["trip_s"], (f + lds) * u["ffma_s"][nearest_warps(u["ffma_s"], mw)],
+                      lds * width / 4 * s_wf)
     if c("model_block_barriers") > 0:
         sw = nearest_warps({k[3] for k in u["mix_sync"]}, warps_per_sm)
         key = mix_for(u["mix_sync"], ratio or 1.0, sw)
@@ -313,7 +233,7 @@ def predict(rec, u, sm_count):
         if plain and synced["barriers_per_trip"] > 0:
             per_barrier = max(0.0, synced["trip_s"] - plain["trip_s"]) / synced["barriers_per_trip"]
             barrier = c("model_block_barriers") * c("model_threads_per_block") / 32 * per_barrier
-    parts = {"issue": issue, "register banks": banks, "shared memory": shared, L1: l1, "phi": phi, "barriers": barrier, **memory,
+    parts = {"issue": issue, "shared memory": shared, L1: l1, "phi": phi, "barriers": barrier, **memory,
              "tail": tail(c("model_blocks"), sm_count), EXPOSED: exposed_latency(rec, u, sm_count)}
     core = core_time(issue, shared + l1, phi) + barrier
     sm_time = core * parts["tail"] + parts[EXPOSED]
@@ -365,15 +285,6 @@ def fallback_note(suite, rows):
     if fallback and any(row.get("parts") for row in rows.values()):
         return "predict: note: " + DIRECT_FALLBACK.format(", ".join(fallback))
     return None
-
-
-def bank_note(suite, rows):
-    """The line predict prints when predicted FP32 kernels lack the register-bank term, else None."""
-    u, _ = unit_costs(suite)
-    if u["bank_s"] or not any(row.get("parts") and "register banks" in row["parts"] for row in rows.values()):
-        return None
-    why = u["banks_missing"] or f"the run lacks {BANK_BENCH.format('same|split', 'W')} or their SASS counts"
-    return "predict: note: " + BANK_FALLBACK.format(why)
 
 
 def tc_fallback_note(suite, rows):
@@ -447,8 +358,6 @@ def main(argv=None):
     if missing:
         print("predict: benchmarks left unpredicted: the run lacks " + "; ".join(missing), file=sys.stderr)
     if (note := fallback_note(suite, rows)):
-        print(note, file=sys.stderr)
-    if (note := bank_note(suite, rows)):
         print(note, file=sys.stderr)
     if (note := tc_fallback_note(suite, rows)):
         print(note, file=sys.stderr)
