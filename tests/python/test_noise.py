@@ -401,3 +401,24 @@ def test_code_versions_are_ordered_as_numbers():
     _, spread = noise.profile_spread(runs, same_code=True)
     assert spread["hierarchy/read/ws:1"] == pytest.approx(0.01, abs=1e-3)
     assert noise.profile_document(runs, ["a", "b", "c", "d"], same_code=True)["code_versions"] == {"hierarchy": "10"}
+
+
+def test_batch_changes_moved_short_launches_before_the_stream_gate():
+    """Three runs of one code (b35fa7f8, before the stream gate): a launch of 50 us - 1 ms whose launches_per_sample
+    differed between two runs changed by a median 1.34 % between them, where its batch did not 0.37 %
+    (docs/method.md, "The stream gate"): a lone launch carried the host's launch latency."""
+    import itertools
+    import statistics
+    from conftest import RESULTS_DIR, committed
+    runs = [committed(RESULTS_DIR / "h200" / r / "benchmarks.json.gz")
+            for r in ("20261203T043009Z", "20261203T044006Z", "20261203T052444Z")]
+    moved = {True: [], False: []}
+    for name in (r.name for r in runs[1].records):
+        got = [(s.value(name, "real_time"), s.value(name, "launches_per_sample")) for s in runs]
+        if not all(t and b for t, b in got) or not 50e-6 < got[0][0] < 1e-3:
+            continue
+        for (t1, b1), (t2, b2) in itertools.combinations(got, 2):
+            moved[b1 != b2].append(abs(t1 / t2 - 1))
+    assert len(moved[True]) > 300 and len(moved[False]) > 300
+    assert statistics.median(moved[True]) == pytest.approx(0.0134, abs=0.001)
+    assert statistics.median(moved[False]) == pytest.approx(0.0037, abs=0.0005)
