@@ -293,9 +293,10 @@ def tensor_latency(suite):
 
 def issue_rates(suite):
     """The issue family (docs/families/issue.md): instructions per clock per SM of FFMA, LDS and their mixes,
-    the unit costs the GEMM time model (gpubench predict) reads."""
+    the unit costs the GEMM time model (gpubench predict) reads, and ffma_banks' two register assignments."""
     return section("Instruction issue", suite.ok("issue"), [
-        ("kind", field("kind")), ("ffma", field("ffma")), ("lds", field("lds")), ("width (B)", field("width")),
+        ("kind", field("kind")), ("pattern", field("pattern")), ("ffma", field("ffma")), ("lds", field("lds")),
+        ("width (B)", field("width")),
         ("warps/SM", field("warps")), ("instructions/clk/SM", counter("inst_per_clk_sm")),
         ("FFMA/clk/SM", counter("ffma_per_clk_sm")), ("LDS/clk/SM", counter("lds_per_clk_sm")),
         ("cycles/trip", counter("cycles_per_trip"))])
