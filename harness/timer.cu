@@ -29,6 +29,8 @@ StreamGate::StreamGate() {
   flag_ = static_cast<volatile int*>(p);
   flag_[0] = 1;
   flag_[1] = 0;
+  // One address for every device: the memory is mapped and portable, and CUDA's 64-bit address space is unified.
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag_), p, 0));
 }
 
 StreamGate::~StreamGate() { cudaFreeHost(const_cast<int*>(flag_)); }
@@ -36,9 +38,7 @@ StreamGate::~StreamGate() { cudaFreeHost(const_cast<int*>(flag_)); }
 void StreamGate::close(cudaStream_t s) {
   flag_[0] = 0;
   flag_[1] = 0;
-  int* device_flag = nullptr;
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), const_cast<int*>(flag_), 0));
-  gate_kernel<<<1, 1, 0, s>>>(device_flag);
+  gate_kernel<<<1, 1, 0, s>>>(device_flag_);
   CUDA_CHECK_LAUNCH("gate_kernel");
 }
 

@@ -55,6 +55,7 @@ class StreamGate {
 
  private:
   volatile int* flag_ = nullptr;  // mapped pinned host memory: [0] open, [1] timed out
+  int* device_flag_ = nullptr;     // the same memory as the gate kernel addresses it
 };
 
 // The process's gate (the suite times from one host thread).
