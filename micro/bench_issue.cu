@@ -116,7 +116,7 @@ void add_banks(Planner& p, register_banks::Pattern pattern, int warps_per_sm) {
   static_assert(rb::kThreads == kThreads, "one_wave's blocks are issue's");
   const std::string name = std::string("issue/ffma_banks/pattern:") + rb::pattern_name(pattern) + "/warps:" +
                            std::to_string(warps_per_sm);
-  const size_t smem = pinning_smem(p.facts(), warps_per_sm / 4, rb::kOperandFloat4 * sizeof(float4));
+  const size_t smem = pinning_smem(p.facts(), warps_per_sm / 4, rb::kOperandBytes);
   if (smem == 0) {
     p.skip(name, std::to_string(warps_per_sm / 4) + " blocks per SM leave less than the operands' shared memory");
     return;

@@ -99,7 +99,7 @@ int resident_blocks(Pattern p, size_t smem) {
 }
 
 void launch(Pattern p, float* out, int blocks, size_t smem, int trips, cudaStream_t st) {
-  if (smem < kOperandFloat4 * sizeof(float4)) throw std::invalid_argument("register_banks::launch: shared memory below the operand buffer");
+  if (smem < kOperandBytes) throw std::invalid_argument("register_banks::launch: shared memory below the operand buffer");
   if (trips < 1 || blocks < 1) throw std::invalid_argument("register_banks::launch: blocks and trips must be >= 1");
   prepared(p)<<<blocks, kThreads, smem, st>>>(out, trips);
   CUDA_CHECK_LAUNCH("ffma_banks_kernel");

@@ -23,6 +23,7 @@ constexpr int kThreads = 128;      // per block: 4 warps, one per sub-partition
 constexpr int kRounds = 8;         // x times y outer products per loop trip
 constexpr int kFfmaPerTrip = kRounds * 16;
 constexpr int kOperandFloat4 = 512;  // the shared buffer the operands are read from (8 KiB)
+constexpr size_t kOperandBytes = kOperandFloat4 * sizeof(float4);  // the least dynamic shared memory a launch takes
 
 enum class Pattern { split, same };
 const char* pattern_name(Pattern p);  // "split", "same"

@@ -60,7 +60,7 @@ TEST(RegisterBanks, BothPatternsMatchHostReplayAndPin) {
   namespace rb = mh::register_banks;
   const mh::DeviceFacts& f = mh::current_device_facts();
   for (rb::Pattern p : {rb::Pattern::split, rb::Pattern::same}) {
-    const size_t smem = mh::pinning_smem(f, 1, rb::kOperandFloat4 * sizeof(float4));
+    const size_t smem = mh::pinning_smem(f, 1, rb::kOperandBytes);
     ASSERT_GT(smem, 0u);
     const int blocks = 3, trips = 7;
     mh::DeviceBuffer<float> out(blocks * rb::kThreads);
@@ -69,6 +69,6 @@ TEST(RegisterBanks, BothPatternsMatchHostReplayAndPin) {
     const std::vector<float> host = out.download();
     for (uint32_t t = 0; t < host.size(); ++t) ASSERT_EQ(host[t], rb::expected(p, t, trips)) << rb::pattern_name(p) << " thread " << t;
     for (int b : {1, 2, 4, 8})
-      EXPECT_EQ(rb::resident_blocks(p, mh::pinning_smem(f, b, rb::kOperandFloat4 * sizeof(float4))), b) << rb::pattern_name(p);
+      EXPECT_EQ(rb::resident_blocks(p, mh::pinning_smem(f, b, rb::kOperandBytes)), b) << rb::pattern_name(p);
   }
 }
