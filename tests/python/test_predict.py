@@ -427,6 +427,19 @@ def test_newest_run_fp32_ladder_bands():
     assert 1.02 < ratio("coalesced", 4096) < 1.08 and 1.07 < ratio("coalesced", 4092) < 1.13
 
 
+# Issue 28's bands for the FP32 ladder's predicted / measured, by cube size.
+LADDER_BANDS = {4096: (0.85, 1.15), 2048: (0.75, 1.25), 1024: (0.75, 1.25)}
+
+
+def ladder_bands(suite):
+    """(ratio(kernel, n): predicted / measured at n^3, {(kernel, n) outside LADDER_BANDS}) of a run's FP32 ladder."""
+    from gpubench.analysis.bounds import KERNELS
+    rows, _ = predict.predictions(suite)
+    ratio = lambda k, n: (lambda r: r["predicted_s"] / r["measured_s"])(rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"])
+    outside = {(k, n) for k in KERNELS if k != "cublas" for n, (lo, hi) in LADDER_BANDS.items() if not lo <= ratio(k, n) <= hi}
+    return ratio, outside
+
+
 # One benchmark code (b35fa7f8) on three GPUs: 044006Z meets issue 28's bands everywhere; the other two but for
 # blocktile_2d at 1024^3 (a partial wave: 64 blocks of 8 warps on 132 SMs), at the band's edge on every GPU measured.
 EDGE_RUNS = {"20261203T044006Z": set(), "20261203T043009Z": {("blocktile_2d", 1024)},
@@ -435,12 +448,8 @@ EDGE_RUNS = {"20261203T044006Z": set(), "20261203T043009Z": {("blocktile_2d", 10
 
 @pytest.mark.parametrize("run", sorted(EDGE_RUNS))
 def test_runs_of_b35fa7f8_fp32_ladder_bands(run):
-    from gpubench.analysis.bounds import KERNELS
     from conftest import RESULTS_DIR, committed
-    rows, _ = predict.predictions(committed(RESULTS_DIR / "h200" / run / "benchmarks.json.gz"))
-    ratio = lambda k, n: (lambda r: r["predicted_s"] / r["measured_s"])(rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"])
-    band = {4096: (0.85, 1.15), 2048: (0.75, 1.25), 1024: (0.75, 1.25)}
-    outside = {(k, n) for k in KERNELS if k != "cublas" for n, (lo, hi) in band.items() if not lo <= ratio(k, n) <= hi}
+    ratio, outside = ladder_bands(committed(RESULTS_DIR / "h200" / run / "benchmarks.json.gz"))
     assert outside == EDGE_RUNS[run]
     assert 0.73 < ratio("blocktile_2d", 1024) < 0.77
 
@@ -453,13 +462,9 @@ GATED_RUNS = ("20261203T075027Z", "20261203T075819Z", "20261203T080538Z")
 
 @pytest.mark.parametrize("run", GATED_RUNS)
 def test_gated_runs_meet_the_fp32_ladder_bands(run):
-    from gpubench.analysis.bounds import KERNELS
     from conftest import RESULTS_DIR, committed
     suite = committed(RESULTS_DIR / "h200" / run / "benchmarks.json.gz")
-    rows, _ = predict.predictions(suite)
-    ratio = lambda k, n: (lambda r: r["predicted_s"] / r["measured_s"])(rows[f"gemm/{k}/m:{n}/n:{n}/k:{n}"])
-    band = {4096: (0.85, 1.15), 2048: (0.75, 1.25), 1024: (0.75, 1.25)}
-    outside = {(k, n) for k in KERNELS if k != "cublas" for n, (lo, hi) in band.items() if not lo <= ratio(k, n) <= hi}
+    ratio, outside = ladder_bands(suite)
     assert outside == set()
     assert 0.75 < ratio("blocktile_2d", 1024) < 0.78  # inside, by 1-2 %
     assert suite.value("gemm/blocktile_2d/m:1024/n:1024/k:1024", "launches_per_sample") == 1
