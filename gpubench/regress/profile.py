@@ -9,6 +9,27 @@ from gpubench.regress.identity import BOARD, bench_code, code_version, family_of
 from gpubench.regress.verdict import TIME, run_clock, unthrottled
 
 
+@dataclass(frozen=True)
+class Codes:
+    """How runs of several commits pool (the user's word, where bench_code cannot tell): unrecorded, every run
+    without a bench_code is of one code whatever its git_commit (--same-code); recorded, every run with one is
+    of one code whatever its bench_code (--one-code: they differ only in comments or host code that times
+    nothing differently). A bool stands for Codes(unrecorded=it)."""
+    unrecorded: bool = False
+    recorded: bool = False
+
+
+def _codes(same_code):
+    return same_code if isinstance(same_code, Codes) else Codes(unrecorded=bool(same_code))
+
+
+def _code_note(same_code):
+    """The profile's "derived" text for how the runs were grouped by code."""
+    c = _codes(same_code)
+    return (("; every run taken as one code (--same-code)" if c.unrecorded else "")
+            + ("; every run with a bench_code taken as one code (--one-code)" if c.recorded else ""))
+
+
 def profile(runs, metric=TIME, same_code=False):
     """profile_spread()'s sigmas: {name: between-GPU relative sigma}."""
     return profile_spread(runs, metric, same_code)[0]
@@ -51,8 +72,8 @@ def profile_spread(runs, metric=TIME, same_code=False):
 
 def _by_commit(runs, same_code):
     """{commit: {gpu_uuid: [runs]}} after checking that the runs are of one model and name their GPU
-    (ValueError with one line); a commit is the runs' bench_code, else git_commit, or, for same_code, one
-    group of every run without a bench_code."""
+    (ValueError with one line); a commit is the runs' bench_code, else git_commit; same_code (Codes, or a bool
+    for its unrecorded) merges either kind into one group."""
     names = {s.context.get("gpu_name") for s in runs}
     if len(names) != 1 or None in names:
         raise ValueError("runs of different GPU models (gpu_name " + ", ".join(sorted(map(repr, names))) + ")"
@@ -61,10 +82,14 @@ def _by_commit(runs, same_code):
     if nouuid:
         raise ValueError(f"{nouuid[0]}: no gpu_uuid in its context (a run from before that key cannot say "
                          "which GPU it ran on)")
-    commits = {}
+    commits, codes = {}, _codes(same_code)
     for s in runs:
-        # a bench_code is a fact about the runs' code; same_code is the user's word for runs that lack one
-        code = bench_code(s.context) or (None if same_code else s.context.get("git_commit"))
+        # a bench_code is a fact about the runs' code; Codes is the user's word where it says too much or nothing
+        code = bench_code(s.context)
+        if code:
+            code = "one bench_code" if codes.recorded else code
+        else:
+            code = None if codes.unrecorded else s.context.get("git_commit")
         commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
     return commits
 
@@ -172,8 +197,7 @@ def profile_document(runs, paths, metric=TIME, same_code=False):
             "derived": "by gpubench/regress/noise_profile.py from the measured runs listed: per benchmark, the standard "
                        "deviation of one median per GPU relative to its commit's median of them, pooled over the "
                        "commits (unthrottled samples, or all where every one was throttled; runs on one GPU of "
-                       "one commit: the median of their medians)" + ("; every run taken as one code (--same-code)"
-                                                                      if same_code else ""),
+                       "one commit: the median of their medians)" + _code_note(same_code),
             "gpus": len({s.context["gpu_uuid"] for s in runs}),
             "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
                      for p, s in zip(paths, runs)],
@@ -261,7 +285,7 @@ def same_gpu_document(runs, paths, metric=TIME, same_code=False):
                        "benchmark, the standard deviation of one median per run (process) relative to its "
                        "commit's median of them, pooled over the commits, and the widest max / min - 1 "
                        "(unthrottled samples, or all where every one was throttled)"
-                       + ("; every run taken as one code (--same-code)" if same_code else ""),
+                       + _code_note(same_code),
             "runs": [{"path": str(p), "gpu_uuid": s.context["gpu_uuid"], "git_commit": s.context.get("git_commit")}
                      for p, s in zip(paths, runs)],
             "by_gpu": {uuid: {"runs": n, "same_gpu_sigma": {k: float(f"{v:.6g}") for k, v in sigma.items()},

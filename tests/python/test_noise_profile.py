@@ -90,6 +90,24 @@ def test_same_code_merges_only_runs_without_bench_code():
     assert sigma["a"] == pytest.approx(math.sqrt(2 * (0.05 / 1.05) ** 2 / 2)) and spread["a"] == pytest.approx(0.1)
 
 
+def test_one_code_merges_the_runs_with_a_bench_code():
+    """--one-code is the user's word that runs of different bench_codes time alike: GPU-3 (bench_code f00d,
+    2.0 ms) and GPU-4 (beef, 2.2 ms) become one group of two GPUs, which alone they are not; with --same-code too,
+    the runs without a bench_code (1.0 and 1.1 ms) are a second group, not pooled with the first."""
+    runs = [commit(gpu_suite("GPU-1", {"a": 1.0e-3}), "1" * 40), commit(gpu_suite("GPU-2", {"a": 1.1e-3}), "2" * 40),
+            gpu_suite("GPU-3", {"a": 2.0e-3}), gpu_suite("GPU-4", {"a": 2.2e-3})]
+    runs[2].context["bench_code"], runs[3].context["bench_code"] = "f00d", "beef"
+    with pytest.raises(ValueError, match="two GPUs of one commit"):
+        noise.profile(runs)
+    sigma, spread = noise.profile_spread(runs[2:], same_code=profile.Codes(recorded=True))
+    assert sigma["a"] == pytest.approx(math.sqrt(2) * 0.1 / 2.1) and spread["a"] == pytest.approx(0.1)
+    sigma, spread = noise.profile_spread(runs, same_code=profile.Codes(unrecorded=True, recorded=True))
+    # two groups of two GPUs, each (0.05/1.05)^2 x 2 over 1 dof: a third group of all four would be far wider
+    assert sigma["a"] == pytest.approx(math.sqrt(2) * 0.05 / 1.05) and spread["a"] == pytest.approx(0.1)
+    doc = profile.profile_document(runs, ["w", "x", "y", "z"], same_code=profile.Codes(True, True))
+    assert "(--same-code)" in doc["derived"] and "(--one-code)" in doc["derived"]
+
+
 def test_runs_on_one_gpu_are_one_gpu():
     """Two runs of GPU-1 (1.0 and 1.2 ms) are one GPU at their median 1.1 ms: against GPU-2 at 1.1 ms, no spread;
     the spread between them is not between GPUs."""
