@@ -2,8 +2,8 @@
 """Write a noise profile: per benchmark, how much its median differs between GPUs of one model, from full
 runs of the same code on several GPUs (different gpu_uuid).
 
-  noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--one-code] [--force]
-  noise_profile.py --same-gpu RUN.json|FOLDER ... -o same_gpu_profile.json [--same-code] [--one-code]
+  noise_profile.py RUN.json|FOLDER ... -o results/h200/noise_profile.json [--same-code] [--one-code [CODE,...]] [--force]
+  noise_profile.py --same-gpu RUN.json|FOLDER ... -o same_gpu_profile.json [--same-code] [--one-code [CODE,...]]
 
 --same-gpu writes a same-GPU profile instead: per GPU (gpu_uuid) with several runs of one code, each
 benchmark's spread between those runs (processes), for a CI machine's own comparisons on its GPU. compare
@@ -18,8 +18,8 @@ deviation of one median per GPU (gpubench/regress/profile.py: profile_spread(); 
 every one, all of them), within each commit (bench_code, or git_commit for runs without it) and pooled over
 the commits; --same-code takes every run without a bench_code as one code (say it when their commits differ
 only in scripts or context keys); runs that carry a bench_code pool by it, or with --one-code as one code
-(say it when their bench_codes differ only in comments or in host code that times nothing differently).
-Both flags make two groups: the runs without a bench_code and those with one. Runs on the same
+(all of them, or those of the bench_codes named, by their leading digits: say it when those differ only in
+comments or in host code that times nothing differently); the runs without a bench_code never join them. Runs on the same
 GPU of one commit count as one GPU, with the median of their medians. compare.py reads the profile when
 a baseline is of the contender's model: the repetitions of one process cannot sample how processes and GPUs
 of a model differ (docs/regression-statistics.md), the profile can. Every run must be of one GPU model
@@ -52,9 +52,10 @@ def main(argv=None):
     p.add_argument("--same-code", action="store_true",
                    help="the benchmark code of the runs without a bench_code is the same whatever their git_commit: "
                         "pool them as one group (runs with a bench_code still pool by it)")
-    p.add_argument("--one-code", action="store_true",
-                   help="the runs with a bench_code are of one benchmark code whatever it says (commits that changed "
-                        "comments or host code that times nothing differently): pool them as one group")
+    p.add_argument("--one-code", nargs="?", const="", metavar="CODE,...",
+                   help="these bench_codes (their leading digits; none named: every one) are of one benchmark code "
+                        "whatever they say (commits that changed comments or host code that times nothing "
+                        "differently): pool their runs as one group")
     args = p.parse_args(argv)
     try:
         paths = list(dict.fromkeys(q for a in args.runs for q in expand(a, last=False)))
@@ -65,7 +66,7 @@ def main(argv=None):
     runs = [suite_json.load_or_exit(q, PROG) for q in paths]
     try:
         make = profile.same_gpu_document if args.same_gpu else profile.profile_document
-        doc = make(runs, paths, same_code=profile.Codes(args.same_code, args.one_code))
+        doc = make(runs, paths, same_code=profile.Codes(args.same_code, _merged(args.one_code)))
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
@@ -78,6 +79,11 @@ def main(argv=None):
     print(f"{args.output}: between-GPU sigma of {len(doc['between_gpu_sigma'])} benchmarks from {doc['gpus']} GPUs "
           f"({len(runs)} runs); largest: " + ", ".join(f"{n} {v:.1%}" for n, v in top))
     return 0
+
+
+def _merged(text):
+    """--one-code's value -> Codes.merged: () when absent, ("",) for every bench_code."""
+    return () if text is None else tuple(c.strip() for c in text.split(",")) if text else ("",)
 
 
 if __name__ == "__main__":

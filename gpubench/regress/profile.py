@@ -12,11 +12,18 @@ from gpubench.regress.verdict import TIME, run_clock, unthrottled
 @dataclass(frozen=True)
 class Codes:
     """How runs of several commits pool (the user's word, where bench_code cannot tell): unrecorded, every run
-    without a bench_code is of one code whatever its git_commit (--same-code); recorded, every run with one is
-    of one code whatever its bench_code (--one-code: they differ only in comments or host code that times
-    nothing differently). A bool stands for Codes(unrecorded=it)."""
+    without a bench_code is of one code whatever its git_commit (--same-code); merged, the bench_codes (or their
+    leading digits) that are of one code whatever they say (--one-code: they differ only in comments or host
+    code that times nothing differently); ("",) merges every bench_code. A bool stands for Codes(unrecorded=it)."""
     unrecorded: bool = False
-    recorded: bool = False
+    merged: tuple = ()
+
+    def of(self, ctx):
+        """The group a run of context ctx pools in."""
+        code = bench_code(ctx)
+        if not code:
+            return None if self.unrecorded else ctx.get("git_commit")
+        return "one bench_code" if any(code.startswith(m) for m in self.merged) else code
 
 
 def _codes(same_code):
@@ -26,8 +33,9 @@ def _codes(same_code):
 def _code_note(same_code):
     """The profile's "derived" text for how the runs were grouped by code."""
     c = _codes(same_code)
+    merged = ("every run with a bench_code" if "" in c.merged else "the runs of bench_code " + ", ".join(c.merged))
     return (("; every run taken as one code (--same-code)" if c.unrecorded else "")
-            + ("; every run with a bench_code taken as one code (--one-code)" if c.recorded else ""))
+            + (f"; {merged} taken as one code (--one-code)" if c.merged else ""))
 
 
 def profile(runs, metric=TIME, same_code=False):
@@ -85,12 +93,7 @@ def _by_commit(runs, same_code):
     commits, codes = {}, _codes(same_code)
     for s in runs:
         # a bench_code is a fact about the runs' code; Codes is the user's word where it says too much or nothing
-        code = bench_code(s.context)
-        if code:
-            code = "one bench_code" if codes.recorded else code
-        else:
-            code = None if codes.unrecorded else s.context.get("git_commit")
-        commits.setdefault(code, {}).setdefault(s.context["gpu_uuid"], []).append(s)
+        commits.setdefault(codes.of(s.context), {}).setdefault(s.context["gpu_uuid"], []).append(s)
     return commits
 
 

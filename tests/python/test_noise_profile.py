@@ -99,12 +99,12 @@ def test_one_code_merges_the_runs_with_a_bench_code():
     runs[2].context["bench_code"], runs[3].context["bench_code"] = "f00d", "beef"
     with pytest.raises(ValueError, match="two GPUs of one commit"):
         noise.profile(runs)
-    sigma, spread = noise.profile_spread(runs[2:], same_code=profile.Codes(recorded=True))
+    sigma, spread = noise.profile_spread(runs[2:], same_code=profile.Codes(merged=("",)))
     assert sigma["a"] == pytest.approx(math.sqrt(2) * 0.1 / 2.1) and spread["a"] == pytest.approx(0.1)
-    sigma, spread = noise.profile_spread(runs, same_code=profile.Codes(unrecorded=True, recorded=True))
+    sigma, spread = noise.profile_spread(runs, same_code=profile.Codes(unrecorded=True, merged=("f0", "beef")))
     # two groups of two GPUs, each (0.05/1.05)^2 x 2 over 1 dof: a third group of all four would be far wider
     assert sigma["a"] == pytest.approx(math.sqrt(2) * 0.05 / 1.05) and spread["a"] == pytest.approx(0.1)
-    doc = profile.profile_document(runs, ["w", "x", "y", "z"], same_code=profile.Codes(True, True))
+    doc = profile.profile_document(runs, ["w", "x", "y", "z"], same_code=profile.Codes(True, ("",)))
     assert "(--same-code)" in doc["derived"] and "(--one-code)" in doc["derived"]
 
 
