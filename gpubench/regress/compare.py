@@ -279,8 +279,9 @@ def choose_profile(args, bases, cont, metric):
     chosen = choose_between_gpu(doc, Path(args.profile) if doc else profile_path(cont.gpu_name), bases, cont, metric)
     if chosen.sigmas is not None:
         chosen = add_process(args, chosen, same_path, bases, cont, metric)
-        if getattr(args, "sm_placement", False):
-            chosen = add_placement(chosen, bases, cont)
+        if args.sm_placement != "off":
+            chosen = add_placement(chosen, bases, cont, args.sm_placement == "any")
+        chosen = gpu_pair(chosen, bases, cont, args.gpu_pair_factor)
     if note:
         chosen.line = note + "\n" + chosen.line
     return chosen
@@ -322,19 +323,30 @@ def add_process(args, chosen, same_path, bases, cont, metric):
     return Chosen(line, sigmas, ranges, False, frozenset(both), floor)
 
 
-def add_placement(chosen, bases, cont):
+def add_placement(chosen, bases, cont, unnamed=True):
     """chosen with the SM placement term (profile.with_placement) where a baseline ran on another GPU than the
     contender: a one-SM latency chase moves with the SM it lands on, by the difference of the chasing SMs' L2
-    latency where the runs say which SM (`smid`), else by up to the per-SM spread the runs measure."""
+    latency where the runs say which SM (`smid`), else (unnamed: --sm-placement any) by up to the per-SM spread
+    the runs measure."""
     if all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
         return chosen
-    ranges, raised, known = profile.with_placement(chosen.ranges or {}, list(bases) + [cont])
+    ranges, raised, known = profile.with_placement(chosen.ranges or {}, list(bases) + [cont], unnamed)
     if not raised:
         return chosen
     chosen.line += (f"\nSM placement: {len(raised)} one-SM latency benchmarks add to their range (root-sum-square) "
                     f"the L2 latency of their chasing SMs ({profile.SM_SPREAD}): {len(known)} the difference "
                     f"between the SMs they ran on (smid), {len(raised) - len(known)} the per-SM spread")
     chosen.ranges, chosen.placed = ranges, len(raised)
+    return chosen
+
+
+def gpu_pair(chosen, bases, cont, factor):
+    """chosen with its sigmas x factor where a baseline ran on another GPU than the contender: the profile's sigma
+    is one GPU's about the model's mean, a change between two GPUs the difference of two such draws."""
+    if factor == 1 or all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
+        return chosen
+    chosen.sigmas = {n: v * factor for n, v in chosen.sigmas.items()}
+    chosen.line += f"\nbetween two GPUs: the profile's sigma x {factor:.3g} (--gpu-pair-factor)"
     return chosen
 
 
@@ -362,6 +374,9 @@ def choose_between_gpu(doc, path, bases, cont, metric):
                   "baseline(s) of the contender's model", sigmas, ranges)
 
 
+ANY = "any"  # --sm-placement's default: the chasing SMs where the runs name them, else the per-SM spread
+
+
 def add_process_options(p):
     """--process-profile / --no-process-profile (compare and detection)."""
     proc = p.add_mutually_exclusive_group()
@@ -371,13 +386,19 @@ def add_process_options(p):
                            f"beside the baselines, else results/<slug>/{SAME_GPU_FILE} in this repository)")
     proc.add_argument("--no-process-profile", action="store_true",
                       help="the between-GPU profile alone (as before the process spread)")
-    p.add_argument("--measured-floor", type=non_negative, default=None,
+    p.add_argument("--measured-floor", type=non_negative, default=noise.MEASURED_FLOOR,
                    help="the floor where the between-GPU profile and the process spread both measured a benchmark "
-                        "(default: --floor; docs/regression-tracking.md measures what lowering it costs)")
-    p.add_argument("--sm-placement", action="store_true",
-                   help="across GPUs, add to each one-SM latency chase's range the spread of L2 latency over SMs "
-                        f"that the runs measure ({profile.SM_SPREAD}): the chase runs on whichever SM its block "
-                        "lands on (docs/regression-tracking.md, 'The chasing SM')")
+                        f"(default {noise.MEASURED_FLOOR:g}; 0.05 was the default before 2026-12-03; "
+                        "docs/regression-tracking.md measures both)")
+    p.add_argument("--sm-placement", choices=("named", "any", "off"), default=ANY, nargs="?", const=ANY,
+                   help="across GPUs, add to each one-SM latency chase's range the difference of L2 latency between "
+                        f"the SMs the runs' chases ran on ({profile.SM_SPREAD}, counter smid): any (default, or the "
+                        "bare flag) where every run says its chasing SM, else the whole per-SM spread; named only "
+                        "where every run says it; off "
+                        "never (the default before 2026-12-03) (docs/regression-tracking.md, 'The chasing SM')")
+    p.add_argument("--gpu-pair-factor", type=non_negative, default=noise.GPU_PAIR,
+                   help=f"across GPUs, the profile's sigma times this (default sqrt(2) = {noise.GPU_PAIR:.4g}: a "
+                        "change between two GPUs; 1 was the default before 2026-12-03)")
 
 
 def non_negative(text):

@@ -439,16 +439,17 @@ def placement_term(places):
     return max(p.per_cycle for p in places) * (max(offsets) - min(offsets))
 
 
-def with_placement(ranges, runs):
+def with_placement(ranges, runs, unnamed=True):
     """ranges with the SM placement term of the runs (placement_term over the runs that measured the benchmark)
     added by root-sum-square (the profile's range already holds its own GPUs' placements: this errs wide). Only
     for runs on different GPUs: one GPU places a chase alike from process to process, which its process spread
-    shows. -> ({name: range}, the names the term raised, the names whose term came from the chasing SMs)."""
+    shows; unnamed=False leaves out the benchmarks of which a run does not say its chasing SM. -> ({name: range},
+    the names the term raised, the names whose term came from the chasing SMs)."""
     places = {}
     for s in runs:
         for name, p in sm_placement(s).items():
             places.setdefault(name, []).append(p)
-    term = {name: placement_term(ps) for name, ps in places.items()}
+    term = {name: placement_term(ps) for name, ps in places.items() if unnamed or sms_named(ps)}
     out = dict(ranges)
     for name, v in term.items():
         out[name] = math.sqrt(out.get(name, 0.0) ** 2 + v * v)

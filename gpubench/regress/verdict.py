@@ -36,6 +36,13 @@ CLOCK_TOL = 0.01
 # The smallest threshold, relative: neither one process's repetitions nor a profile from a handful of GPUs
 # sees all that differs between GPUs of a model (docs/regression-statistics.md, "The floor").
 FLOOR = 0.05
+# The floor across GPUs where the between-GPU profile and the current code's process spread both measured a
+# benchmark (compare --measured-floor): measured on committed runs of six GPUs (docs/regression-tracking.md,
+# "Across GPUs: the default since 2026-12-03").
+MEASURED_FLOOR = 0.03
+# Between two GPUs a benchmark's change is the difference of two draws of the profile's per-GPU sigma: its
+# sigma is sqrt(2) times that (compare --gpu-pair-factor).
+GPU_PAIR = 2 ** 0.5
 K_SIGMA = 3.0          # threshold = K_SIGMA sigma; a change of 3 sigma from noise alone is rare (< 0.3 % normal)
 MIN_SAMPLES = 3        # unthrottled repetitions needed on a side to decide anything
 MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower or faster
