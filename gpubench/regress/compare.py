@@ -47,7 +47,8 @@ Across GPUs (the runs not all on one GPU of a same-GPU profile) the between-GPU 
 current code's spread between processes (profile.with_process): a same-GPU profile, --process-profile FILE, else
 one given or found beside the baselines, else results/<slug>/same_gpu_profile.json; --no-process-profile leaves it
 out. Where both measured a benchmark, sigma and range are their root-sum-square and the floor is
---measured-floor (default --floor).
+--measured-floor (default 0.03; 0.05, the --floor, before 2026-12-03). Across GPUs the profile's sigma is taken x
+--gpu-pair-factor (default sqrt(2)) and a one-SM latency chase's range takes the SM placement term (--sm-placement).
 
 Output (--format): text (the runs, the summary: verdict counts and the threshold's median, p90 and max over
 the judged benchmarks, the lists, then the full table), markdown (for a pull request: changed rows first) or
@@ -462,7 +463,7 @@ def build_report(args, bases, cont, metric, chosen):
     ident = lambda s: {k: s.context.get(k) for k in ("gpu_name", "gpu_uuid", "git_commit", "bench_code")}
     meta = {"metric": metric, "higher_is_better": metric.endswith("_per_second"),
             "settings": {"floor": args.floor, "k": args.k, "min_time": args.min_time,
-                         "measured_floor": chosen.measured_floor},
+                         "measured_floor": chosen.measured_floor, "gpu_pair_factor": args.gpu_pair_factor},
             "baselines": [{"path": str(b.path), **ident(b), "machine": m, "code": c} for b, (m, c) in zip(bases, cases)],
             "contender": {"path": str(cont.path), **ident(cont)},
             "profile": {"line": chosen.line, "sm_placement": chosen.placed, "kind": None if chosen.sigmas is None else
