@@ -112,6 +112,23 @@ def test_one_code_merges_the_runs_with_a_bench_code():
     assert "(--same-code)" in doc["derived"] and "(--one-code)" in doc["derived"]
 
 
+def test_one_code_on_the_command_line(tmp_path):
+    """noise_profile --one-code CODES: the runs of those bench_codes (named by their leading digits) are one group:
+    GPU-3 and GPU-4 alone are two codes of one GPU each, too few; named together, two GPUs."""
+    paths = []
+    for i, (uuid, code) in enumerate((("GPU-3", "f00d"), ("GPU-4", "beef"))):
+        doc = __import__("synth").suite_json(seed=i)
+        doc["context"].update(gpu_uuid=uuid, bench_code=code)
+        paths.append(tmp_path / f"{uuid}.json")
+        paths[-1].write_text(json.dumps(doc))
+    r = call("noise_profile", *paths, "-o", tmp_path / "p.json")
+    assert r.returncode == 2 and "two GPUs of one commit" in r.stderr
+    r = call("noise_profile", *paths, "-o", tmp_path / "p.json", "--one-code", "f0,be")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert doc["gpus"] == 2 and "the runs of bench_code f0, be taken as one code (--one-code)" in doc["derived"]
+
+
 def test_runs_on_one_gpu_are_one_gpu():
     """Two runs of GPU-1 (1.0 and 1.2 ms) are one GPU at their median 1.1 ms: against GPU-2 at 1.1 ms, no spread;
     the spread between them is not between GPUs."""

@@ -79,6 +79,9 @@ def test_a_run_that_cannot_say_its_sm_falls_back_on_the_spread(other):
     a = chase_suite("GPU-1", CYCLES, smid=40, per_sm=PER_SM)
     ranges, raised, known = profile.with_placement({}, [a, chase_suite("GPU-2", CYCLES, **other)])
     assert ranges[L2] == pytest.approx((281 - 32) / (282 - 32) * 27 / 281) and known == set()
+    # --sm-placement named: no term where a run cannot say its SM
+    assert profile.with_placement({L2: 0.01}, [a, chase_suite("GPU-2", CYCLES, **other)], unnamed=False) == \
+        ({L2: 0.01}, set(), set())
 
 
 class Args:
