@@ -281,7 +281,7 @@ def choose_profile(args, bases, cont, metric):
     if chosen.sigmas is not None:
         chosen = add_process(args, chosen, same_path, bases, cont, metric)
         if args.sm_placement != "off":
-            chosen = add_placement(chosen, bases, cont, args.sm_placement == "any")
+            chosen = add_placement(chosen, bases, cont, args.sm_placement == ANY)
         chosen = gpu_pair(chosen, bases, cont, args.gpu_pair_factor)
     if note:
         chosen.line = note + "\n" + chosen.line
@@ -324,12 +324,17 @@ def add_process(args, chosen, same_path, bases, cont, metric):
     return Chosen(line, sigmas, ranges, False, frozenset(both), floor)
 
 
+def on_another_gpu(bases, cont):
+    """Whether a baseline ran on another GPU (gpu_uuid) than the contender."""
+    return any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
+
+
 def add_placement(chosen, bases, cont, unnamed=True):
     """chosen with the SM placement term (profile.with_placement) where a baseline ran on another GPU than the
     contender: a one-SM latency chase moves with the SM it lands on, by the difference of the chasing SMs' L2
     latency where the runs say which SM (`smid`), else (unnamed: --sm-placement any) by up to the per-SM spread
     the runs measure."""
-    if all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
+    if not on_another_gpu(bases, cont):
         return chosen
     ranges, raised, known = profile.with_placement(chosen.ranges or {}, list(bases) + [cont], unnamed)
     if not raised:
@@ -344,7 +349,7 @@ def add_placement(chosen, bases, cont, unnamed=True):
 def gpu_pair(chosen, bases, cont, factor):
     """chosen with its sigmas x factor where a baseline ran on another GPU than the contender: the profile's sigma
     is one GPU's about the model's mean, a change between two GPUs the difference of two such draws."""
-    if factor == 1 or all(b.context.get("gpu_uuid") == cont.context.get("gpu_uuid") for b in bases):
+    if factor == 1 or not on_another_gpu(bases, cont):
         return chosen
     chosen.sigmas = {n: v * factor for n, v in chosen.sigmas.items()}
     chosen.line += f"\nbetween two GPUs: the profile's sigma x {factor:.3g} (--gpu-pair-factor)"
@@ -446,7 +451,7 @@ def judge(args, bases, cont, metric, chosen):
     """compare's verdicts (noise.compare_suites rows) of cont against bases with the profile chosen
     (choose_profile) and the settings of args (min_time, floor, k); detection.py judges planted copies by it."""
     # Another GPU may sit in another host: what measures the host (host copies, the host chase) is not judged then.
-    other_gpu = any(b.context.get("gpu_uuid") != cont.context.get("gpu_uuid") for b in bases)
+    other_gpu = on_another_gpu(bases, cont)
     return noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,

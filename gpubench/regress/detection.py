@@ -149,7 +149,8 @@ PAIRS = ("all", "cross-gpu", "same-gpu")
 
 def _kept(config, which):
     """Whether a (baselines, contender) pair is of the kind asked (PAIRS)."""
-    same = all(b.context.get("gpu_uuid") == config[1].context.get("gpu_uuid") for b in config[0])
+    from gpubench.regress.compare import on_another_gpu
+    same = not on_another_gpu(*config)
     return which == "all" or same == (which == "same-gpu")
 
 
