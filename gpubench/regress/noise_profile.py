@@ -37,6 +37,7 @@ import sys
 from gpubench.regress import profile
 from gpubench import suite_json
 from gpubench.regress.compare import InputError, expand
+from gpubench.regress.identity import bench_code
 
 PROG = "noise_profile"
 
@@ -64,9 +65,15 @@ def main(argv=None):
         return 2
     suite_json.check_output(args.output, paths, PROG, args.force)
     runs = [suite_json.load_or_exit(q, PROG) for q in paths]
+    codes = profile.Codes(args.same_code, _merged(args.one_code))
+    seen = {bench_code(s.context) for s in runs} - {None, ""}
+    unmatched = [m for m in codes.merged if m and not any(c.startswith(m) for c in seen)]
+    if unmatched:
+        print(f"{PROG}: error: --one-code {unmatched[0]}: no run has a bench_code that starts with it", file=sys.stderr)
+        return 2
     try:
         make = profile.same_gpu_document if args.same_gpu else profile.profile_document
-        doc = make(runs, paths, same_code=profile.Codes(args.same_code, _merged(args.one_code)))
+        doc = make(runs, paths, same_code=codes)
     except ValueError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

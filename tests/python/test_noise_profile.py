@@ -127,6 +127,10 @@ def test_one_code_on_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["gpus"] == 2 and "the runs of bench_code f0, be taken as one code (--one-code)" in doc["derived"]
+    # a code no run has is a typo, not a group
+    r = call("noise_profile", *paths, "-o", tmp_path / "q.json", "--one-code", "f0,cafe")
+    assert r.returncode == 2 and r.stderr == "noise_profile: error: --one-code cafe: no run has a bench_code that starts with it\n"
+    assert not (tmp_path / "q.json").exists()
 
 
 def test_runs_on_one_gpu_are_one_gpu():
