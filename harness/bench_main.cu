@@ -139,6 +139,9 @@ class RunContextReporter final : public benchmark::BenchmarkReporter {
   explicit RunContextReporter(benchmark::BenchmarkReporter* display) : display_(display) {}
   bool ReportContext(const Context& context) override {
     mh::add_run_context(benchmark::GetBenchmarkFilter());
+    char lone[32];
+    std::snprintf(lone, sizeof lone, "%.2f", mh::lone_launch_us());
+    benchmark::AddCustomContext("lone_launch_us", lone);
     return display_->ReportContext(context);
   }
   void ReportRuns(const std::vector<Run>& runs) override { display_->ReportRuns(runs); }

@@ -74,6 +74,11 @@ double time_launches(GpuTimer& timer, F&& launch, int n = 1, cudaStream_t s = nu
   return timer.elapsed_ms() / n;
 }
 
+// What a lone launch's start adds to its time (us), with the gate: a ~10 us kernel timed alone (t1 = k + O)
+// and in batches of b (k + O / b), interleaved, medians: O = (t1 - tb) b / (b - 1). Written to the run's
+// context (lone_launch_us) so that compare can bound what a batch difference does to a time (rule "batch").
+double lone_launch_us();
+
 // How many launches of `ms_each` take about `target_ms`, within [lo, hi].
 inline int launches_for(double target_ms, double ms_each, int lo, int hi) {
   return static_cast<int>(std::clamp(std::ceil(target_ms / std::max(ms_each, 1e-4)), double(lo), double(hi)));

@@ -50,6 +50,19 @@ MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower
 # have one, may differ by at most WORK_TOL (a benchmark whose launch was made longer is not slower).
 WORK_RATES = ("bytes_per_second", "flops_per_second")
 WORK_TOL = 0.02
+# Rule "split": a run whose repetitions sit at two levels, part of them at the other side's. At least this many,
+# and this share, of one run's repetitions within the threshold of the other side's median make the change the
+# run's, not the code's (a code change moves every repetition); docs/regression-statistics.md, "Split runs".
+SPLIT_MIN = 2
+SPLIT_SHARE = 1 / 3
+# Rule "batch": a launch timed alone includes the time from the start event to the kernel's start, a batch of b
+# spreads it over b (launches_per_sample, which a run picks from Google Benchmark's iteration count). A run says
+# how long that is (context "lone_launch_us", measured at its start). Runs without it get the figure measured
+# without the stream gate, t1 = k + O and t8 = k + O / 8 of a 12 us kernel (18.05 and 12.55 us; docs/method.md):
+# O = 6.29 us; runs of gated code before the key carried less (1.30 us the same way), so it is an upper bound there.
+BATCH = "launches_per_sample"
+LONE_LAUNCH_KEY = "lone_launch_us"
+LONE_LAUNCH_UNRECORDED = 6.29e-6
 # d2(n): expected range of n standard normal values; range / d2(n) estimates sigma.
 _D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
 
@@ -167,6 +180,8 @@ class Facts:
     unjudged: bool = False  # a benchmark never judged (families.unjudged)
     host_bound: bool = False  # measures the host, the GPUs differ, and no profile has it
     work_change: float = math.nan  # time comparisons: contender / baseline work per launch - 1 (work_change())
+    batch_change: float = 0.0  # the contender's time change a batch difference alone can make (batch_change())
+    split: str = ""        # which run's repetitions lie partly at the other side's level (split_runs()), or ""
 
     @property
     def worse(self):
@@ -208,6 +223,13 @@ RULES = (
          and abs(f.change) <= f.noise.threshold + f.k * f.own_noise,
          AMBIGUOUS, lambda f: f"contender noise {f.own_noise:.1%} (x{f.k:g} = {f.k * f.own_noise:.1%}) above the "
                               "threshold, and with it covering the change"),
+    Rule("split", lambda f: bool(f.split), AMBIGUOUS,
+         lambda f: f"split run: {f.split} lie within the threshold of the other side's median"),
+    # A batch difference moves the time in its direction by up to batch_change: the change may be the harness's.
+    Rule("batch", lambda f: f.batch_change != 0 and (f.worse > 0) == (f.batch_change > 0)
+         and abs(f.change) <= f.noise.threshold + abs(f.batch_change), AMBIGUOUS,
+         lambda f: f"launches per sample differ: a lone launch's start alone can move the time by "
+                   f"{f.batch_change:+.1%}, and with the threshold it covers the change"),
     # Launch- and placement-bound on the side that measures it under min_time.
     Rule("short", lambda f: f.short, AMBIGUOUS, lambda f: f"launch under {f.min_time * 1e6:g} µs"),
     Rule("unjudged", lambda f: f.unjudged, AMBIGUOUS,
@@ -250,6 +272,20 @@ def _numbers(runs, contender, usable, enough, raw_runs, raw_contender):
     return base, cont, change
 
 
+def split_runs(baseline_runs, contender, baseline, contender_median, threshold):
+    """'' or the first run (the contender, then each baseline run) with at least SPLIT_MIN and SPLIT_SHARE of its
+    repetitions within threshold (relative) of the other side's median: "k of n contender repetitions"."""
+    sides = [("contender", contender, baseline)]
+    sides += [(f"baseline run {i + 1}", xs, contender_median) for i, xs in enumerate(baseline_runs)]
+    for name, xs, level in sides:
+        if not xs or not level or math.isnan(level):
+            continue
+        near = sum(abs(x / level - 1) <= threshold for x in xs)
+        if near >= max(SPLIT_MIN, SPLIT_SHARE * len(xs)):
+            return f"{near} of {len(xs)} {name} repetitions"
+    return ""
+
+
 def facts(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
           higher_is_better=False, profile=0.0, profile_range=0.0, raw=None, short=None, **more):
     """Facts of one benchmark from its unthrottled samples (baseline_runs: one list per run); raw: (the
@@ -266,8 +302,9 @@ def facts(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, m
     if short is None:
         short = min(base, cont) < min_time
     throttled_out = not any(baseline_runs) or not contender
+    split = split_runs(usable, contender, base, cont, nz.threshold) if enough else ""
     return Facts(base, cont, change, nz, enough, throttled_out, short, within_noise(contender), higher_is_better,
-                 k, min_time, min_samples, dropped, total, **more)
+                 k, min_time, min_samples, dropped, total, split=split, **more)
 
 
 def verdict(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
@@ -305,6 +342,29 @@ def _time_short(pairs, rec, ref_contender, min_time):
     t_base = _median_of_medians(t_runs) if any(t_runs) else math.inf
     t_cont = unthrottled(rec.samples, TIME, ref_contender) if TIME in rec.samples else []
     return (min(t_base, statistics.median(t_cont)) if t_cont else t_base) < min_time
+
+
+def lone_launch(suite):
+    """Seconds a lone launch's start adds to its time in this run (context LONE_LAUNCH_KEY, else the value
+    measured before the stream gate)."""
+    try:
+        return float(suite.context[LONE_LAUNCH_KEY]) * 1e-6
+    except (KeyError, TypeError, ValueError):
+        return LONE_LAUNCH_UNRECORDED
+
+
+def batch_change(pairs, rec, lone):
+    """The contender's relative time change that its batch against the baselines' (median launches_per_sample)
+    can make when a lone launch adds `lone` seconds: lone x (1/b_contender - 1/b_baseline) / baseline time; 0
+    where a side does not record its batch or time."""
+    base_b = [statistics.median(b.samples[BATCH]) for b, _ in pairs if b.samples.get(BATCH)]
+    base_t = [statistics.median(b.samples[TIME]) for b, _ in pairs if b.samples.get(TIME)]
+    if not base_b or not base_t or not rec.samples.get(BATCH):
+        return 0.0
+    b_base, b_cont, t = statistics.median(base_b), statistics.median(rec.samples[BATCH]), statistics.median(base_t)
+    if min(b_base, b_cont) <= 0 or t <= 0:
+        return 0.0
+    return lone * (1 / b_cont - 1 / b_base) / t
 
 
 def _clock_change(pairs, rec, ref_contender=None):
@@ -357,6 +417,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
     contender. detection_rate judges only the benchmarks it planted a slowdown in."""
     rows = []
     profile, profile_range = profile or {}, profile_range or {}
+    lone = max(lone_launch(s) for s in list(baselines) + [contender])
     for rec in records:
         if rec.error or metric not in rec.samples:
             continue
@@ -374,7 +435,8 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   clock_change=_clock_change(pairs, rec, ref[id(contender)]),
                   unjudged=bool(unjudged and unjudged(rec.name)),
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
-                  work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan)
+                  work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan,
+                  batch_change=batch_change(pairs, rec, lone))
         v = judge(f)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
                         f.dropped, v.reason, f.clock_change, v.rule, v.noise.source))

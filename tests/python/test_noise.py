@@ -422,3 +422,54 @@ def test_batch_changes_moved_short_launches_before_the_stream_gate():
     assert len(moved[True]) > 300 and len(moved[False]) > 300
     assert statistics.median(moved[True]) == pytest.approx(0.0134, abs=0.001)
     assert statistics.median(moved[False]) == pytest.approx(0.0037, abs=0.0005)
+
+
+# --- split runs and batch differences ----------------------------------------------------------------------
+
+def test_a_run_at_two_levels_is_ambiguous_whichever_side_it_is():
+    """Two of five repetitions at the other side's level: the run moved between two levels, a code change moves
+    every repetition. One such repetition is not enough."""
+    base, split = reps(1e-3, 0.002), [1.0e-3, 1.001e-3, 1.04e-3, 1.041e-3, 1.042e-3]
+    v = noise.verdict([base], split, floor=0.03)
+    assert v.verdict == AMBIGUOUS and v.rule == "split" and "2 of 5 contender repetitions" in v.reason
+    v = noise.verdict([split], reps(1e-3, 0.002), floor=0.03)
+    assert v.verdict == AMBIGUOUS and "2 of 5 baseline run 1 repetitions" in v.reason
+    assert noise.verdict([base], [1.0e-3] + split[2:] + [1.043e-3], floor=0.03).verdict == SLOWER
+
+
+def test_gpu_2733a93d_ran_cp_async_at_two_levels():
+    """20261203T052444Z's gemm/cp_async at 4096^3: 388.2 and 389.8 us, then 403.9-404.8 us; its median is +3.4 %
+    on GPU-b2ab5978's run and was called slower at a 3 % threshold."""
+    from conftest import RESULTS_DIR
+    a, b = (committed(RESULTS_DIR / "h200" / r / "benchmarks.json.gz") for r in ("20261203T043009Z", "20261203T052444Z"))
+    name = "gemm/cp_async/m:4096/n:4096/k:4096"
+    for base, cont in ((a, b), (b, a)):
+        row = next(r for r in noise.compare_suites([base], cont, floor=0.03) if r.name == name)
+        assert row.rule == "split" and abs(row.change) > 0.03, row
+
+
+def batched(t, batch, n=5):
+    return {"real_time": reps(t, 0.0005, n), "launches_per_sample": [float(batch)] * n}
+
+
+def test_a_change_a_batch_difference_can_make_is_ambiguous():
+    """115 us at batch 3 against 120 us at batch 1 (+4.3 %): a lone launch's start of 6.29 us (runs that do not
+    record lone_launch_us) can add 6.29 x (1 - 1/3) = 4.2 us, which with the 3 % threshold covers it; 1.30 us
+    (recorded) cannot. A change against the batch's direction is the code's."""
+    name = "smem_banks/latency/width:8/stride:8/pad:0"
+    row = lambda b, c, ctx=None: noise.compare_suites([suite({name: b}, ctx)], suite({name: c}, ctx), floor=0.03)[0]
+    r = row(batched(115e-6, 3), batched(120e-6, 1))
+    assert r.verdict == AMBIGUOUS and r.rule == "batch" and "+3.6%" in r.reason
+    assert row(batched(115e-6, 3), batched(120e-6, 1), {"lone_launch_us": "1.30"}).verdict == SLOWER
+    assert row(batched(120e-6, 1), batched(115e-6, 3), {"lone_launch_us": "1.30"}).verdict == FASTER
+    assert row(batched(115e-6, 1), batched(120e-6, 3)).verdict == SLOWER
+    assert row(batched(115e-6, 3), batched(120e-6, 3)).verdict == SLOWER
+
+
+def test_smem_latency_moved_with_its_batch_before_the_stream_gate():
+    """The same cycles per access on three GPUs of b35fa7f8; 120.2 us at batch 1, 115.7 at batch 2: the rule."""
+    from conftest import RESULTS_DIR
+    a, b = (committed(RESULTS_DIR / "h200" / r / "benchmarks.json.gz") for r in ("20261203T044006Z", "20261203T043009Z"))
+    name = "smem_banks/latency/width:8/stride:8/pad:0"
+    row = next(r for r in noise.compare_suites([a], b, floor=0.03) if r.name == name)
+    assert row.rule == "batch" and row.change > 0.03, row
