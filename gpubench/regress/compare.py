@@ -402,6 +402,9 @@ def add_process_options(p):
                         "bare flag) where every run says its chasing SM, else the whole per-SM spread; named only "
                         "where every run says it; off "
                         "never (the default before 2026-12-03) (docs/regression-tracking.md, 'The chasing SM')")
+    p.add_argument("--skip-rule", action="append", choices=noise.OPTIONAL_RULES, default=[], metavar="RULE",
+                   help="judge without this verdict rule (split or batch, added on 2026-12-03; repeat for both): "
+                        "the judgement of before them (docs/regression-statistics.md)")
     p.add_argument("--gpu-pair-factor", type=non_negative, default=noise.GPU_PAIR,
                    help=f"across GPUs, the profile's sigma times this (default sqrt(2) = {noise.GPU_PAIR:.4g}: a "
                         "change between two GPUs; 1 was the default before 2026-12-03)")
@@ -455,7 +458,8 @@ def judge(args, bases, cont, metric, chosen):
     return noise.compare_suites(bases, cont, args.min_time, args.floor, args.k, metric, profile=chosen.sigmas,
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
-                                unfloored=dict.fromkeys(chosen.unfloored, chosen.measured_floor or 0.0))
+                                unfloored=dict.fromkeys(chosen.unfloored, chosen.measured_floor or 0.0),
+                                rules=noise.rules_without(args.skip_rule))
 
 
 def build_report(args, bases, cont, metric, chosen):
@@ -468,7 +472,8 @@ def build_report(args, bases, cont, metric, chosen):
     ident = lambda s: {k: s.context.get(k) for k in ("gpu_name", "gpu_uuid", "git_commit", "bench_code")}
     meta = {"metric": metric, "higher_is_better": metric.endswith("_per_second"),
             "settings": {"floor": args.floor, "k": args.k, "min_time": args.min_time,
-                         "measured_floor": chosen.measured_floor, "gpu_pair_factor": args.gpu_pair_factor},
+                         "measured_floor": chosen.measured_floor, "gpu_pair_factor": args.gpu_pair_factor,
+                         "skipped_rules": sorted(set(args.skip_rule))},
             "baselines": [{"path": str(b.path), **ident(b), "machine": m, "code": c} for b, (m, c) in zip(bases, cases)],
             "contender": {"path": str(cont.path), **ident(cont)},
             "profile": {"line": chosen.line, "sm_placement": chosen.placed, "kind": None if chosen.sigmas is None else

@@ -13,7 +13,8 @@ from gpubench.regress.profile import (_boards, _by_code_version, _round_up, matc
                                       profile_document, profile_for_board, profile_for_runs, profile_ranges,
                                       profile_sigmas, profile_spread)
 from gpubench.regress.verdict import (AMBIGUOUS, CLOCK, CLOCK_MIN, CLOCK_TOL, FASTER, FLOOR, GPU_PAIR,  # noqa: F401
-                                      K_SIGMA, MEASURED_FLOOR, MIN_SAMPLES, MIN_TIME, RULES, SAME, SLOWER,
+                                      K_SIGMA, MEASURED_FLOOR, MIN_SAMPLES, MIN_TIME, OPTIONAL_RULES, RULES, SAME,
+                                      SLOWER, rules_without,
                                       THROTTLED, TIME, Facts, Noise, Row, Rule, Verdict, _D2, _clock_change,
                                       between_noise, compare_suites, judge, noise, run_clock, unthrottled, verdict,
                                       within_noise)

@@ -223,15 +223,16 @@ RULES = (
          and abs(f.change) <= f.noise.threshold + f.k * f.own_noise,
          AMBIGUOUS, lambda f: f"contender noise {f.own_noise:.1%} (x{f.k:g} = {f.k * f.own_noise:.1%}) above the "
                               "threshold, and with it covering the change"),
+    # Launch- and placement-bound on the side that measures it under min_time.
+    Rule("short", lambda f: f.short, AMBIGUOUS, lambda f: f"launch under {f.min_time * 1e6:g} µs"),
     Rule("split", lambda f: bool(f.split), AMBIGUOUS,
-         lambda f: f"split run: {f.split} lie within the threshold of the other side's median"),
+         lambda f: f"split run: {f.split} lie at the other side's median (within the threshold and half the "
+                   "change)"),
     # A batch difference moves the time in its direction by up to batch_change: the change may be the harness's.
     Rule("batch", lambda f: f.batch_change != 0 and (f.worse > 0) == (f.batch_change > 0)
          and abs(f.change) <= f.noise.threshold + abs(f.batch_change), AMBIGUOUS,
          lambda f: f"launches per sample differ: a lone launch's start alone can move the time by "
                    f"{f.batch_change:+.1%}, and with the threshold it covers the change"),
-    # Launch- and placement-bound on the side that measures it under min_time.
-    Rule("short", lambda f: f.short, AMBIGUOUS, lambda f: f"launch under {f.min_time * 1e6:g} µs"),
     Rule("unjudged", lambda f: f.unjudged, AMBIGUOUS,
          lambda f: "not judged: moves between processes far beyond its repetitions' spread"),
     Rule("host-bound", lambda f: f.host_bound, AMBIGUOUS,
@@ -244,8 +245,18 @@ RULES = (
 )
 
 
-def judge(facts, rules=RULES):
-    """-> Verdict from the first rule that applies to facts."""
+# Rules added on 2026-12-03 (14:00) that compare --skip-rule leaves out, to judge as before them.
+OPTIONAL_RULES = ("split", "batch")
+
+
+def rules_without(names):
+    """RULES less those named (names from OPTIONAL_RULES)."""
+    return tuple(r for r in RULES if r.name not in set(names or ()))
+
+
+def judge(facts, rules=None):
+    """-> Verdict from the first rule of rules (default RULES) that applies to facts."""
+    rules = RULES if rules is None else rules
     rule = next(r for r in rules if r.applies(facts))
     v = rule.verdict or (SLOWER if facts.worse > 0 else FASTER)
     return Verdict(v, facts.baseline, facts.contender, facts.change, facts.noise, rule.reason(facts),
@@ -274,13 +285,18 @@ def _numbers(runs, contender, usable, enough, raw_runs, raw_contender):
 
 def split_runs(baseline_runs, contender, baseline, contender_median, threshold):
     """'' or the first run (the contender, then each baseline run) with at least SPLIT_MIN and SPLIT_SHARE of its
-    repetitions within threshold (relative) of the other side's median: "k of n contender repetitions"."""
+    repetitions at the other side's level: within the threshold of its median and closer to it than to their own
+    side's (half the change), so that a change just past the threshold is not split by its scatter. -> "k of n
+    contender repetitions"."""
+    if not baseline or math.isnan(baseline) or math.isnan(contender_median):
+        return ""
+    near_enough = min(threshold, abs(contender_median / baseline - 1) / 2)
     sides = [("contender", contender, baseline)]
     sides += [(f"baseline run {i + 1}", xs, contender_median) for i, xs in enumerate(baseline_runs)]
     for name, xs, level in sides:
-        if not xs or not level or math.isnan(level):
+        if not xs or not level:
             continue
-        near = sum(abs(x / level - 1) <= threshold for x in xs)
+        near = sum(abs(x / level - 1) <= near_enough for x in xs)
         if near >= max(SPLIT_MIN, SPLIT_SHARE * len(xs)):
             return f"{near} of {len(xs)} {name} repetitions"
     return ""
@@ -379,7 +395,7 @@ def _clock_change(pairs, rec, ref_contender=None):
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None, unjudged=None, profile_range=None, unfloored=None):
+                   host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
@@ -394,10 +410,11 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     unjudged: a predicate on names of benchmarks never called slower or faster in any comparison.
     unfloored: {name: the floor for it} where a profile measured the benchmark: 0 where a same-GPU profile did
     (profile and profile_range then hold its spread: max(k x sigma, its range)), the measured floor where a
-    between-GPU profile and the process spread both did; floor for every other name."""
+    between-GPU profile and the process spread both did; floor for every other name. rules: the verdict rules
+    (default RULES; rules_without())."""
     ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
     return _compare_records(baselines, contender, contender.records, ref, min_time, floor, k, metric, profile,
-                            host_bound, unjudged, profile_range, unfloored)
+                            host_bound, unjudged, profile_range, unfloored, rules)
 
 
 def work_change(baseline_records, rec):
@@ -411,7 +428,7 @@ def work_change(baseline_records, rec):
 
 
 def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
-                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=None):
+                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None):
     """compare_suites' rows for `records` of the contender only (each row depends on its record, the baselines'
     records of its name and the runs' clocks alone); ref: {id(suite): run_clock(suite)} for the baselines and the
     contender. detection_rate judges only the benchmarks it planted a slowdown in."""
@@ -437,7 +454,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
                   work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan,
                   batch_change=batch_change(pairs, rec, lone))
-        v = judge(f)
+        v = judge(f, rules)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
                         f.dropped, v.reason, f.clock_change, v.rule, v.noise.source))
     return rows

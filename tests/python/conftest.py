@@ -114,3 +114,11 @@ def write_json(tmp_path):
         p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
         return p
     return write
+
+
+@pytest.fixture
+def rules_before_split_batch(monkeypatch):
+    """Judge in this process as before the rules split and batch (2026-12-03 14:00; compare --skip-rule does it on
+    the command line): the figures of the docs measured before them."""
+    from gpubench.regress import verdict
+    monkeypatch.setattr(verdict, "RULES", verdict.rules_without(verdict.OPTIONAL_RULES))

@@ -215,6 +215,7 @@ def test_several_baselines_lift_thresholds_where_runs_disagree(recorded):
 FALSE_SLOWER = {"pairs": 11, "leave-one-out": 4}
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 @pytest.mark.parametrize("mode", ["pairs", "leave-one-out"])
 def test_false_alarms_between_same_code_runs(recorded, mode):
     """Every comparison between the three runs, launches >= 100 µs: how many are called slower.
@@ -368,6 +369,7 @@ def test_profile_takes_only_the_newest_code_version_of_a_family():
 
 # --- the rules at their exact boundaries (each kills a mutant of tools/mutants_regress.json) --------------------
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_a_change_of_exactly_the_threshold_is_same():
     """|change| <= threshold is "same": at exactly the threshold (1/16, exact in binary) nothing is called, a hair
     beyond it is. Quiet samples, so the threshold is the floor."""

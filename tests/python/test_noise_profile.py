@@ -25,7 +25,8 @@ COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 # The profile committed before 2026-12-03 (25 runs on 24 GPUs of 2cd99ce-9ef3d41): the figures of the final runs
 # below were measured with it and the defaults of then (OLD_DEFAULTS).
 LEGACY = ROOT / "results" / "h200" / "noise_profile_legacy.json"
-OLD_DEFAULTS = ("--profile", LEGACY, "--measured-floor", "0.05", "--sm-placement", "off", "--gpu-pair-factor", "1")
+OLD_DEFAULTS = ("--profile", LEGACY, "--measured-floor", "0.05", "--sm-placement", "off", "--gpu-pair-factor", "1",
+                "--skip-rule", "split", "--skip-rule", "batch")
 HBM64 = "coalescing/read/hbm/stride:64"
 
 
@@ -440,6 +441,7 @@ def shared_rates(monkeypatch):
     monkeypatch.setattr(detection, "detection_rate", remembered)  # detection_table calls it from its own module
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_planted_ten_percent_with_the_committed_profile_reaches_95_percent(final, committed_doc, shared_rates):
     configs = noise.configurations(final, "pairs")
     assert pinned(configs, committed_doc) == IN_SAMPLE and IN_SAMPLE[2] >= 1900
@@ -455,12 +457,14 @@ DETECTION_TABLE = """| launch time | benchmarks | +2% | +5% | +10% | +20% |
 | all >= 100 µs | 549 | 2.2% | 48.2% | 95.9% | 97.7% |"""
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_detection_table_as_the_docs_give_it(final, committed_doc, shared_rates):
     table = noise.detection_table(final, "pairs", trials=100, seed=1, profile_doc=committed_doc, **KW)
     assert table == DETECTION_TABLE
     assert DETECTION_TABLE in (ROOT / "docs" / "regression-tracking.md").read_text(), "the docs publish another table"
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_new_gpus_against_the_profile_from_before_them(final, new_and_before):
     """Out of sample: GPUs neither the profile nor the baselines had seen. With six baselines one of the six
     flags (three pinned copies of 256 MiB-1 GiB through its host, 5-16 %); with one baseline about half."""
@@ -470,6 +474,7 @@ def test_new_gpus_against_the_profile_from_before_them(final, new_and_before):
     assert pinned([([b], c) for b in d2 for c in new], before) == NEW_ONE_BASELINE
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_leave_one_gpu_out(final):
     """Each final run against the eleven others, judged with a profile made without its GPU: the GPUs that
     flag are each the only one of the 24 with that behaviour (a host's chase, a host's pinned copies, one
@@ -479,6 +484,7 @@ def test_leave_one_gpu_out(final):
     assert pinned(configs, lambda bases, cont: profiles[cont.context["gpu_uuid"]]) == LEAVE_ONE_OUT
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_held_out_gpus_against_the_committed_profile(final):
     """The committed profile on three GPUs it has never seen (one of board -000, two of -001): with the twelve
     final runs as baselines two of three flag nothing, the third one benchmark (1 GiB pinned host reads through
@@ -495,6 +501,7 @@ def test_held_out_gpus_against_the_committed_profile(final):
             if r.verdict in (noise.SLOWER, noise.FASTER)} == {"link/h2d/pinned/sm/bytes:1073741824"}
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_without_profile(final):
     assert pinned(noise.configurations(final, "pairs"), None) == NONE
 
@@ -709,6 +716,7 @@ WITH_PROCESS = {0.05: ((0, 0), (1, 2), (11, 32), (4, 13), (1, 1), (11, 11), (3, 
                 0.03: ((0, 0), (2, 3), (19, 71), (5, 16), (1, 1), (12, 19), (3, 4))}
 
 
+@pytest.mark.usefixtures("rules_before_split_batch")
 def test_old_rows_with_the_process_spread(final, new_and_before, committed_doc):
     """The default flags no more than before in any row (it only widens); a measured floor of 3 % flags more in
     five of the seven, so it is not the default."""
