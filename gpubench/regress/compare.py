@@ -403,8 +403,8 @@ def add_process_options(p):
                         "where every run says it; off "
                         "never (the default before 2026-12-03) (docs/regression-tracking.md, 'The chasing SM')")
     p.add_argument("--skip-rule", action="append", choices=noise.OPTIONAL_RULES, default=[], metavar="RULE",
-                   help="judge without this verdict rule (split or batch, added on 2026-12-03; repeat for both): "
-                        "the judgement of before them (docs/regression-statistics.md)")
+                   help="judge without the rule split or without the batch term of the thresholds (both added on "
+                        "2026-12-03; repeat for both): the judgement of before them (docs/regression-statistics.md)")
     p.add_argument("--gpu-pair-factor", type=non_negative, default=noise.GPU_PAIR,
                    help=f"across GPUs, the profile's sigma times this (default sqrt(2) = {noise.GPU_PAIR:.4g}: a "
                         "change between two GPUs; 1 was the default before 2026-12-03)")
@@ -459,7 +459,7 @@ def judge(args, bases, cont, metric, chosen):
                                 profile_range=chosen.ranges,
                                 host_bound=families.host_bound if other_gpu else None, unjudged=families.unjudged,
                                 unfloored=dict.fromkeys(chosen.unfloored, chosen.measured_floor or 0.0),
-                                rules=noise.rules_without(args.skip_rule))
+                                rules=noise.rules_without(args.skip_rule), batch="batch" not in args.skip_rule)
 
 
 def build_report(args, bases, cont, metric, chosen):

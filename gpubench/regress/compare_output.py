@@ -140,7 +140,8 @@ class Report:
                            "errored": self.errored,
                            "skipped": [{"name": n, "reason": why} for n, why in self.skipped]},
                "benchmarks": [{"name": r.name, "baseline": r.baseline, "contender": r.contender, "change": r.change,
-                               "threshold": r.threshold, "threshold_from": r.threshold_from, "verdict": r.verdict,
+                               "threshold": r.threshold, "threshold_from": r.threshold_from, "batch_term": r.batch_term,
+                               "verdict": r.verdict,
                                "reasons": [r.reason] if r.reason else [], "rule": r.rule, "short": r.short,
                                "dropped": r.dropped, "clock_change": r.clock_change} for r in self.rows]}
         return json.dumps(_finite(doc), indent=1)

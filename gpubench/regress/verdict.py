@@ -20,6 +20,7 @@ medians): RULES below, an ordered list; the first rule whose predicate holds giv
 reason. Throttled samples (counter "throttled" >= 0.5, or an SM clock off the run's: unthrottled()) are
 dropped before anything is computed, so a slowdown is never called from them.
 """
+import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
@@ -51,18 +52,22 @@ MIN_TIME = 100e-6      # seconds per launch below which nothing is called slower
 WORK_RATES = ("bytes_per_second", "flops_per_second")
 WORK_TOL = 0.02
 # Rule "split": a run whose repetitions sit at two levels, part of them at the other side's. At least this many,
-# and this share, of one run's repetitions within the threshold of the other side's median make the change the
-# run's, not the code's (a code change moves every repetition); docs/regression-statistics.md, "Split runs".
+# and this share, of one run's repetitions at the other side's median, the rest at least the threshold away, make
+# the change the run's, not the code's (a code change moves every repetition); docs/regression-statistics.md,
+# "Split runs".
 SPLIT_MIN = 2
 SPLIT_SHARE = 1 / 3
-# Rule "batch": a launch timed alone includes the time from the start event to the kernel's start, a batch of b
-# spreads it over b (launches_per_sample, which a run picks from Google Benchmark's iteration count). A run says
-# how long that is (context "lone_launch_us", measured at its start). Runs without it get the figure measured
-# without the stream gate, t1 = k + O and t8 = k + O / 8 of a 12 us kernel (18.05 and 12.55 us; docs/method.md):
-# O = 6.29 us; runs of gated code before the key carried less (1.30 us the same way), so it is an upper bound there.
+# The batch term: before the stream gate a launch timed alone included the host's launch latency, and a batch of b
+# spread it over b (launches_per_sample, which a run picks from Google Benchmark's iteration count). Measured without
+# the gate, t1 = k + O and t8 = k + O / 8 of a 12 us kernel (18.05 and 12.55 us; docs/method.md): O = 6.29 us. Where
+# the sides' batches differ and a run is ungated the threshold grows by O x |1/b_contender - 1/b_baseline| / t.
+# Gated runs record what a lone launch still adds (context "lone_launch_us", ~1.4 us) or are of the three gated
+# bench_codes before the key; their term is left out: the spread between gated runs, whose batches differ, is in
+# the thresholds already (docs/regression-statistics.md, "Batch differences").
 BATCH = "launches_per_sample"
 LONE_LAUNCH_KEY = "lone_launch_us"
-LONE_LAUNCH_UNRECORDED = 6.29e-6
+LONE_LAUNCH_UNGATED = 6.29e-6
+GATED_BEFORE_THE_KEY = ("ed174294", "56457c2c", "a6d5f151")
 # d2(n): expected range of n standard normal values; range / d2(n) estimates sigma.
 _D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
 
@@ -128,6 +133,7 @@ class Noise:
     threshold: float   # max(floor, k * sigma, the profile's range)
     profile: float = 0.0  # sigma from a noise profile (0 when none applies)
     source: str = "noise"  # what set the threshold: "floor", "noise" (k * sigma) or "profile range"
+    batch: float = 0.0     # the batch term added to the threshold (batch_change(); 0 where the batches agree)
 
 
 def noise(baseline_runs, floor=FLOOR, k=K_SIGMA, profile=0.0, profile_range=0.0):
@@ -226,13 +232,8 @@ RULES = (
     # Launch- and placement-bound on the side that measures it under min_time.
     Rule("short", lambda f: f.short, AMBIGUOUS, lambda f: f"launch under {f.min_time * 1e6:g} µs"),
     Rule("split", lambda f: bool(f.split), AMBIGUOUS,
-         lambda f: f"split run: {f.split} lie at the other side's median (within the threshold and half the "
-                   "change)"),
-    # A batch difference moves the time in its direction by up to batch_change: the change may be the harness's.
-    Rule("batch", lambda f: f.batch_change != 0 and (f.worse > 0) == (f.batch_change > 0)
-         and abs(f.change) <= f.noise.threshold + abs(f.batch_change), AMBIGUOUS,
-         lambda f: f"launches per sample differ: a lone launch's start alone can move the time by "
-                   f"{f.batch_change:+.1%}, and with the threshold it covers the change"),
+         lambda f: f"split run: {f.split} lie at the other side's median, the rest at least the threshold "
+                   "from them"),
     Rule("unjudged", lambda f: f.unjudged, AMBIGUOUS,
          lambda f: "not judged: moves between processes far beyond its repetitions' spread"),
     Rule("host-bound", lambda f: f.host_bound, AMBIGUOUS,
@@ -245,8 +246,10 @@ RULES = (
 )
 
 
-# Rules added on 2026-12-03 (14:00) that compare --skip-rule leaves out, to judge as before them.
+# What was added on 2026-12-03 (14:00) that compare --skip-rule leaves out, to judge as before: the rule split and
+# the batch term of the threshold (BATCH_TERM).
 OPTIONAL_RULES = ("split", "batch")
+BATCH_TERM = True
 
 
 def rules_without(names):
@@ -285,11 +288,23 @@ def _numbers(runs, contender, usable, enough, raw_runs, raw_contender):
 
 def split_runs(baseline_runs, contender, baseline, contender_median, threshold):
     """'' or the first run (the contender, then each baseline run) with at least SPLIT_MIN and SPLIT_SHARE of its
-    repetitions at the other side's level: within the threshold of its median and closer to it than to their own
-    side's (half the change), so that a change just past the threshold is not split by its scatter. -> "k of n
-    contender repetitions"."""
+    repetitions at the other side's level (within the threshold of its median and within half the change) and the
+    rest at least the threshold away from them: two levels, not the scatter of a change just past the threshold.
+    -> "k of n contender repetitions"."""
     if not baseline or math.isnan(baseline) or math.isnan(contender_median):
         return ""
+    near_enough = min(threshold, abs(contender_median / baseline - 1) / 2)
+    sides = [("contender", contender, baseline)]
+    sides += [(f"baseline run {i + 1}", xs, contender_median) for i, xs in enumerate(baseline_runs)]
+    for name, xs, level in sides:
+        if not xs or not level:
+            continue
+        near = [x for x in xs if abs(x / level - 1) <= near_enough]
+        far = [x for x in xs if abs(x / level - 1) > near_enough]
+        gap = min((abs(f - n) / abs(level) for f in far for n in near), default=0.0)
+        if len(near) >= max(SPLIT_MIN, SPLIT_SHARE * len(xs)) and gap >= threshold:
+            return f"{len(near)} of {len(xs)} {name} repetitions"
+    return ""
     near_enough = min(threshold, abs(contender_median / baseline - 1) / 2)
     sides = [("contender", contender, baseline)]
     sides += [(f"baseline run {i + 1}", xs, contender_median) for i, xs in enumerate(baseline_runs)]
@@ -318,6 +333,9 @@ def facts(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, m
     if short is None:
         short = min(base, cont) < min_time
     throttled_out = not any(baseline_runs) or not contender
+    bc = abs(more.get("batch_change", 0.0))
+    if bc:
+        nz = dataclasses.replace(nz, threshold=nz.threshold + bc, batch=bc)
     split = split_runs(usable, contender, base, cont, nz.threshold) if enough else ""
     return Facts(base, cont, change, nz, enough, throttled_out, short, within_noise(contender), higher_is_better,
                  k, min_time, min_samples, dropped, total, split=split, **more)
@@ -349,6 +367,7 @@ class Row:
     clock_change: float = math.nan  # contender / baseline median SM clock - 1 (unthrottled samples; nan if absent)
     rule: str = ""     # the rule that gave the verdict (RULES)
     threshold_from: str = "noise"  # what set the threshold (Noise.source)
+    batch_term: float = 0.0  # the part of the threshold a batch difference adds (Noise.batch)
 
 
 def _time_short(pairs, rec, ref_contender, min_time):
@@ -361,12 +380,11 @@ def _time_short(pairs, rec, ref_contender, min_time):
 
 
 def lone_launch(suite):
-    """Seconds a lone launch's start adds to its time in this run (context LONE_LAUNCH_KEY, else the value
-    measured before the stream gate)."""
-    try:
-        return float(suite.context[LONE_LAUNCH_KEY]) * 1e-6
-    except (KeyError, TypeError, ValueError):
-        return LONE_LAUNCH_UNRECORDED
+    """Seconds an ungated lone launch's start adds to its time in this run: 0 for a gated run (one that records
+    LONE_LAUNCH_KEY, or of GATED_BEFORE_THE_KEY), else LONE_LAUNCH_UNGATED."""
+    code = str(suite.context.get("bench_code", ""))
+    gated = LONE_LAUNCH_KEY in suite.context or (code and code.startswith(GATED_BEFORE_THE_KEY))
+    return 0.0 if gated else LONE_LAUNCH_UNGATED
 
 
 def batch_change(pairs, rec, lone):
@@ -395,7 +413,8 @@ def _clock_change(pairs, rec, ref_contender=None):
 
 
 def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME, profile=None,
-                   host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None):
+                   host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None,
+                   batch=None):
     """Verdicts for every benchmark present without error in the contender and in at least one baseline.
 
     baselines: list of suite_json.Suite (same code, ideally from several processes and machines: their
@@ -411,10 +430,10 @@ def compare_suites(baselines, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIG
     unfloored: {name: the floor for it} where a profile measured the benchmark: 0 where a same-GPU profile did
     (profile and profile_range then hold its spread: max(k x sigma, its range)), the measured floor where a
     between-GPU profile and the process spread both did; floor for every other name. rules: the verdict rules
-    (default RULES; rules_without())."""
+    (default RULES; rules_without()); batch: whether thresholds take the batch term (default BATCH_TERM)."""
     ref = {id(s): run_clock(s) for s in list(baselines) + [contender]}
     return _compare_records(baselines, contender, contender.records, ref, min_time, floor, k, metric, profile,
-                            host_bound, unjudged, profile_range, unfloored, rules)
+                            host_bound, unjudged, profile_range, unfloored, rules, batch)
 
 
 def work_change(baseline_records, rec):
@@ -428,13 +447,15 @@ def work_change(baseline_records, rec):
 
 
 def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, metric=TIME,
-                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None):
+                     profile=None, host_bound=None, unjudged=None, profile_range=None, unfloored=None, rules=None,
+                     batch=None):
     """compare_suites' rows for `records` of the contender only (each row depends on its record, the baselines'
     records of its name and the runs' clocks alone); ref: {id(suite): run_clock(suite)} for the baselines and the
     contender. detection_rate judges only the benchmarks it planted a slowdown in."""
     rows = []
     profile, profile_range = profile or {}, profile_range or {}
     lone = max(lone_launch(s) for s in list(baselines) + [contender])
+    batch = BATCH_TERM if batch is None else batch
     for rec in records:
         if rec.error or metric not in rec.samples:
             continue
@@ -453,8 +474,8 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   unjudged=bool(unjudged and unjudged(rec.name)),
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
                   work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan,
-                  batch_change=batch_change(pairs, rec, lone))
+                  batch_change=batch_change(pairs, rec, lone) if batch else 0.0)
         v = judge(f, rules)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
-                        f.dropped, v.reason, f.clock_change, v.rule, v.noise.source))
+                        f.dropped, v.reason, f.clock_change, v.rule, v.noise.source, v.noise.batch))
     return rows

@@ -118,7 +118,8 @@ def write_json(tmp_path):
 
 @pytest.fixture
 def rules_before_split_batch(monkeypatch):
-    """Judge in this process as before the rules split and batch (2026-12-03 14:00; compare --skip-rule does it on
-    the command line): the figures of the docs measured before them."""
+    """Judge in this process as before the rule split and the batch term (2026-12-03 14:00; compare --skip-rule does
+    it on the command line): the figures of the docs measured before them."""
     from gpubench.regress import verdict
     monkeypatch.setattr(verdict, "RULES", verdict.rules_without(verdict.OPTIONAL_RULES))
+    monkeypatch.setattr(verdict, "BATCH_TERM", False)
