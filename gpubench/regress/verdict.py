@@ -12,7 +12,8 @@ The noise of one benchmark, as a relative standard deviation, is the larger of
 - profile: where the baselines are of the contender's model, the benchmark's sigma from a noise profile
   (profile.py).
 The threshold is max(FLOOR, K_SIGMA * noise, the profile's range: the largest change already seen between
-two healthy GPUs of the model on that benchmark). Repetitions inside one process do not see what moves
+two healthy GPUs of the model on that benchmark), plus the batch term where an ungated run's batch differs
+(batch_change()). Repetitions inside one process do not see what moves
 between processes and machines, so a single baseline only knows the within-run part and the floor.
 
 Verdict, with change = contender median / baseline median - 1 (baseline median = median of the baselines'
@@ -130,7 +131,7 @@ class Noise:
     within: float      # median over baseline runs of within_noise
     between: float     # between_noise of the baseline medians (0 with one baseline)
     sigma: float       # max(within, between, profile)
-    threshold: float   # max(floor, k * sigma, the profile's range)
+    threshold: float   # max(floor, k * sigma, the profile's range) + batch
     profile: float = 0.0  # sigma from a noise profile (0 when none applies)
     source: str = "noise"  # what set the threshold: "floor", "noise" (k * sigma) or "profile range"
     batch: float = 0.0     # the batch term added to the threshold (batch_change(); 0 where the batches agree)
@@ -304,16 +305,6 @@ def split_runs(baseline_runs, contender, baseline, contender_median, threshold):
         gap = min((abs(f - n) / abs(level) for f in far for n in near), default=0.0)
         if len(near) >= max(SPLIT_MIN, SPLIT_SHARE * len(xs)) and gap >= threshold:
             return f"{len(near)} of {len(xs)} {name} repetitions"
-    return ""
-    near_enough = min(threshold, abs(contender_median / baseline - 1) / 2)
-    sides = [("contender", contender, baseline)]
-    sides += [(f"baseline run {i + 1}", xs, contender_median) for i, xs in enumerate(baseline_runs)]
-    for name, xs, level in sides:
-        if not xs or not level:
-            continue
-        near = sum(abs(x / level - 1) <= near_enough for x in xs)
-        if near >= max(SPLIT_MIN, SPLIT_SHARE * len(xs)):
-            return f"{near} of {len(xs)} {name} repetitions"
     return ""
 
 
