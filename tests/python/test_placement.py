@@ -85,7 +85,7 @@ def test_a_run_that_cannot_say_its_sm_falls_back_on_the_spread(other):
 
 
 class Args:
-    floor, k, min_time, metric, measured_floor = 0.05, 3.0, 1e-4, "real_time", None
+    floor, k, min_time, metric, measured_floor, skip_rule = 0.05, 3.0, 1e-4, "real_time", None, ()
 
 
 def verdicts(base, cont, ranges):
