@@ -27,6 +27,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from gpubench.regress.identity import bench_code
+
 TIME = "real_time"     # suite_json.TIME, repeated so this module needs nothing from the plots directory
 THROTTLED = "throttled"
 CLOCK = "sm_clock_mhz"  # per-sample SM clock counter, where the harness records it
@@ -187,7 +189,6 @@ class Facts:
     unjudged: bool = False  # a benchmark never judged (families.unjudged)
     host_bound: bool = False  # measures the host, the GPUs differ, and no profile has it
     work_change: float = math.nan  # time comparisons: contender / baseline work per launch - 1 (work_change())
-    batch_change: float = 0.0  # the contender's time change a batch difference alone can make (batch_change())
     split: str = ""        # which run's repetitions lie partly at the other side's level (split_runs()), or ""
 
     @property
@@ -309,10 +310,11 @@ def split_runs(baseline_runs, contender, baseline, contender_median, threshold):
 
 
 def facts(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, min_samples=MIN_SAMPLES,
-          higher_is_better=False, profile=0.0, profile_range=0.0, raw=None, short=None, **more):
+          higher_is_better=False, profile=0.0, profile_range=0.0, raw=None, short=None, batch_term=0.0, **more):
     """Facts of one benchmark from its unthrottled samples (baseline_runs: one list per run); raw: (the
     baselines' sample lists, the contender's) before throttled samples were dropped; short: whether the
-    launch is under min_time (default: the smaller metric median under min_time); more: Facts fields."""
+    launch is under min_time (default: the smaller metric median under min_time); batch_term: what a batch
+    difference adds to the threshold (batch_change()); more: Facts fields."""
     usable = [xs for xs in baseline_runs if len(xs) >= min_samples]
     nz = noise(usable, floor, k, profile, profile_range)
     enough = bool(usable) and len(contender) >= min_samples
@@ -324,9 +326,8 @@ def facts(baseline_runs, contender, min_time=MIN_TIME, floor=FLOOR, k=K_SIGMA, m
     if short is None:
         short = min(base, cont) < min_time
     throttled_out = not any(baseline_runs) or not contender
-    bc = abs(more.get("batch_change", 0.0))
-    if bc:
-        nz = dataclasses.replace(nz, threshold=nz.threshold + bc, batch=bc)
+    if batch_term:
+        nz = dataclasses.replace(nz, threshold=nz.threshold + batch_term, batch=batch_term)
     split = split_runs(usable, contender, base, cont, nz.threshold) if enough else ""
     return Facts(base, cont, change, nz, enough, throttled_out, short, within_noise(contender), higher_is_better,
                  k, min_time, min_samples, dropped, total, split=split, **more)
@@ -373,15 +374,15 @@ def _time_short(pairs, rec, ref_contender, min_time):
 def lone_launch(suite):
     """Seconds an ungated lone launch's start adds to its time in this run: 0 for a gated run (one that records
     LONE_LAUNCH_KEY, or of GATED_BEFORE_THE_KEY), else LONE_LAUNCH_UNGATED."""
-    code = str(suite.context.get("bench_code", ""))
-    gated = LONE_LAUNCH_KEY in suite.context or (code and code.startswith(GATED_BEFORE_THE_KEY))
+    code = bench_code(suite.context)
+    gated = LONE_LAUNCH_KEY in suite.context or (code is not None and code.startswith(GATED_BEFORE_THE_KEY))
     return 0.0 if gated else LONE_LAUNCH_UNGATED
 
 
 def batch_change(pairs, rec, lone):
-    """The contender's relative time change that its batch against the baselines' (median launches_per_sample)
-    can make when a lone launch adds `lone` seconds: lone x (1/b_contender - 1/b_baseline) / baseline time; 0
-    where a side does not record its batch or time."""
+    """How much (relative) the contender's batch against the baselines' (median launches_per_sample) can move its
+    time when a lone launch adds `lone` seconds: lone x |1/b_contender - 1/b_baseline| / baseline time; 0 where a
+    side does not record its batch or time."""
     base_b = [statistics.median(b.samples[BATCH]) for b, _ in pairs if b.samples.get(BATCH)]
     base_t = [statistics.median(b.samples[TIME]) for b, _ in pairs if b.samples.get(TIME)]
     if not base_b or not base_t or not rec.samples.get(BATCH):
@@ -389,7 +390,7 @@ def batch_change(pairs, rec, lone):
     b_base, b_cont, t = statistics.median(base_b), statistics.median(rec.samples[BATCH]), statistics.median(base_t)
     if min(b_base, b_cont) <= 0 or t <= 0:
         return 0.0
-    return lone * (1 / b_cont - 1 / b_base) / t
+    return lone * abs(1 / b_cont - 1 / b_base) / t
 
 
 def _clock_change(pairs, rec, ref_contender=None):
@@ -465,7 +466,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   unjudged=bool(unjudged and unjudged(rec.name)),
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
                   work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan,
-                  batch_change=batch_change(pairs, rec, lone) if batch else 0.0)
+                  batch_term=batch_change(pairs, rec, lone) if batch else 0.0)
         v = judge(f, rules)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
                         f.dropped, v.reason, f.clock_change, v.rule, v.noise.source, v.noise.batch))
