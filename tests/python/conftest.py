@@ -116,6 +116,10 @@ def write_json(tmp_path):
     return write
 
 
+# compare / detection options that judge as before the rule split and the batch term (the in-process twin below).
+SKIP_SPLIT_BATCH = ("--skip-rule", "split", "--skip-rule", "batch")
+
+
 @pytest.fixture
 def rules_before_split_batch(monkeypatch):
     """Judge in this process as before the rule split and the batch term (2026-12-03 14:00; compare --skip-rule does

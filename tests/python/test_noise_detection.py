@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import call, run_file
+from conftest import SKIP_SPLIT_BATCH, call, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "results" / "h200"
@@ -14,7 +14,6 @@ LEGACY = H200 / "noise_profile_legacy.json"
 # The judgement across GPUs before 2026-12-03, with which the figures of bf9e0690's runs below were measured: the
 # 24-GPU profile, no SM placement term, the profile's sigma as it is, the floor 5 % (SETTINGS "default"), no rules
 # split and batch.
-SKIP_SPLIT_BATCH = ("--skip-rule", "split", "--skip-rule", "batch")
 OLD = ("--profile", LEGACY, "--sm-placement", "off", "--gpu-pair-factor", "1") + SKIP_SPLIT_BATCH
 SAME_GPU_RUNS = tuple(run_file(H200 / r) for r in ("20261202T075839Z", "20261202T080432Z", "20261202T080735Z"))
 

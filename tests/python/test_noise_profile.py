@@ -11,7 +11,7 @@ import pytest
 
 from gpubench import families
 from gpubench.regress import noise, profile
-from conftest import call, committed, run, run_file
+from conftest import SKIP_SPLIT_BATCH, call, committed, run, run_file
 from test_bad_input import BAD
 from test_compare import QUIET, SLOWED, cells, listed, with_context
 from test_noise import reps, suite
@@ -25,8 +25,8 @@ COMMITTED = ROOT / "results" / "h200" / "noise_profile.json"
 # The profile committed before 2026-12-03 (25 runs on 24 GPUs of 2cd99ce-9ef3d41): the figures of the final runs
 # below were measured with it and the defaults of then (OLD_DEFAULTS).
 LEGACY = ROOT / "results" / "h200" / "noise_profile_legacy.json"
-OLD_DEFAULTS = ("--profile", LEGACY, "--measured-floor", "0.05", "--sm-placement", "off", "--gpu-pair-factor", "1",
-                "--skip-rule", "split", "--skip-rule", "batch")
+OLD_DEFAULTS = ("--profile", LEGACY, "--measured-floor", "0.05", "--sm-placement", "off", "--gpu-pair-factor",
+                "1") + SKIP_SPLIT_BATCH
 HBM64 = "coalescing/read/hbm/stride:64"
 
 
