@@ -204,26 +204,49 @@ GATED = tuple(run_file(H200 / r) for r in ("20261203T075027Z", "20261203T075819Z
                                           "20261203T112546Z"))
 # (flagged, pairs that would exit 1, median threshold) over the 40 ordered pairs of different GPUs
 GATED_IN_SAMPLE = {"default": (16, 2, 0.03), "before": (335, 26, 0.05)}
+# f7d5a8fb (commit 8864e1c and later, same kernels and harness) on seven GPUs: three of board -000, then four of
+# board -001, each run after the 42-GPU profile (PROFILE_42, committed until 2026-12-03 17:00) was made.
 NEW_GPUS = tuple(run_file(H200 / r) for r in ("20261203T133149Z", "20261203T133800Z", "20261203T134337Z"))
+FOUR_MORE_GPUS = tuple(run_file(H200 / r) for r in ("20261203T163051Z", "20261203T163630Z", "20261203T164203Z",
+                                                   "20261203T164733Z"))
+PROFILE_42 = ("--profile", H200 / "noise_profile_42.json")
 
 
 def test_the_default_across_gpus_on_six_gpus_of_the_gated_code():
     """In sample (the committed profile holds these GPUs): 16 flags in 2 of 40 pairs against 335 in 26 with the
-    judgement before it, and the median threshold 3 % against 5 %; the same-GPU pair (GPU-8eba0659's two
-    processes) flags what it flagged before (coalescing/write/l1/stride:64, 5.6-6.0 %)."""
+    judgement before it, and the median threshold 3 % against 5 %, with the 42-GPU profile as with the 49-GPU one.
+    The same-GPU pair (GPU-8eba0659's two processes) flags coalescing/write/l1/stride:64 (5.6-6.0 %) as before,
+    and with the 49-GPU profile also dsm/barrier/cluster_sync/cluster_size:16 at +3.03 %: the second process ran
+    it at 1008.6 µs, the 13 other runs of the gated and f7d5a8fb codes at 1029.7-1039.2, and the f7d5a8fb GPUs
+    gave board -000's part of the profile this benchmark, so the floor there is 3 %, not 5 %."""
     got = {"default": across_default(GATED, "--pairs", "cross-gpu"),
            "before": across_default(GATED, "--pairs", "cross-gpu", *OLD, "--measured-floor", "0.05")}
     assert got == GATED_IN_SAMPLE
-    assert across_default(GATED[1:3]) == (2, 1, 0.03)
+    assert across_default(GATED, "--pairs", "cross-gpu", *PROFILE_42) == GATED_IN_SAMPLE["default"]
+    assert across_default(GATED[1:3]) == (3, 1, 0.03)
+    assert across_default(GATED[1:3], *PROFILE_42) == (2, 1, 0.03)
 
 
-def test_three_gpus_the_committed_profile_never_saw():
-    """GPU-55e8be14, GPU-060b4294, GPU-23dabc2f (f7d5a8fb, board -000), run after the committed profile was made:
-    36 flags in 6 of 6 pairs against 35 in 6 with the judgement before 2026-12-03 (GPU-55e8be14's HBM shoulder of
-    hierarchy/read 3.6-8.4 % slower, DSM at cluster size 8, pinned 256 MiB host copies, two-line L2 chases), the
-    median threshold 4.03 % (their board's part of the profile) against 5 %."""
-    assert across_default(NEW_GPUS, "--pairs", "cross-gpu") == (36, 6, 0.0403)
-    assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *OLD, "--measured-floor", "0.05") == (35, 6, 0.05)
+def test_seven_gpus_the_42_gpu_profile_never_saw():
+    """Out of sample (PROFILE_42): GPU-55e8be14, GPU-060b4294, GPU-23dabc2f (board -000) flag 36 in 6 of 6 pairs
+    against 35 in 6 with the judgement before 2026-12-03 (GPU-55e8be14's HBM shoulder of hierarchy/read 3.6-8.4 %
+    slower, DSM at cluster size 8, pinned 256 MiB host copies, two-line L2 chases), the median threshold 4.03 %
+    (their board's part of that profile) against 5 %; the four of board -001 flag 4 in 2 of 12 pairs (pinned
+    256 MiB host copies) against 27 in 8; all seven 44 in 10 of 42 against 115 in 25."""
+    before = (*OLD, "--measured-floor", "0.05")
+    assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (36, 6, 0.0403)
+    assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *before) == (35, 6, 0.05)
+    assert across_default(FOUR_MORE_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (4, 2, 0.03)
+    assert across_default(FOUR_MORE_GPUS, "--pairs", "cross-gpu", *before) == (27, 8, 0.05)
+    assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (44, 10, 0.0336)
+    assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu", *before) == (115, 25, 0.05)
+
+
+def test_seven_gpus_in_the_committed_profile():
+    """In sample (the committed 49-GPU profile holds them): nothing flagged in the 42 ordered pairs, median
+    threshold 3 %. Left out of the profile one at a time (docs/regression-tracking.md; profiles too slow to make
+    here), the 21 pairs flag 48 in 13 comparisons against 230 in 50 with the judgement before, none of them more."""
+    assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu") == (0, 0, 0.03)
 
 
 def across_default(runs, *args):

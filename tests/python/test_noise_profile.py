@@ -240,6 +240,20 @@ def test_legacy_profile_is_what_the_script_makes(tmp_path, committed_loads):
     assert made == committed
 
 
+def test_committed_profile_is_what_the_script_makes(tmp_path, committed_loads):
+    """results/h200/noise_profile.json is what the command docs/regression-tracking.md gives makes of the 25 legacy
+    runs and every run committed from 2026-12-02 to 20261203T164733Z (49 GPUs), nothing else."""
+    out = tmp_path / "p.json"
+    runs = [p.relative_to(ROOT) for p in sorted((ROOT / "results" / "h200").glob("2026120[23]T*"))
+            if p.name <= "20261203T164733Z"]
+    r = call("noise_profile", "--same-code", "--one-code", "ed174294,56457c2c,a6d5f151",
+             *[p.relative_to(ROOT) for p in SAME_CODE], *runs, "-o", out)
+    assert r.returncode == 0, r.stderr
+    made, committed = json.loads(out.read_text()), json.loads(COMMITTED.read_text())
+    assert made.pop("derived").split(" from ")[1:] == committed.pop("derived").split(" from ")[1:]
+    assert made == committed and committed["gpus"] == 49
+
+
 # --- compare.py with a profile --------------------------------------------------------------------------------
 
 def profile_file(tmp_path, sigmas, gpu_name=H200, name="profile.json"):
