@@ -515,6 +515,26 @@ def test_held_out_gpus_against_the_committed_profile(final):
             if r.verdict in (noise.SLOWER, noise.FASTER)} == {"link/h2d/pinned/sm/bytes:1073741824"}
 
 
+def test_held_out_gpus_with_todays_defaults(final, committed_loads):
+    """The same three GPUs, still in no committed profile, judged as compare judges today (the 49-GPU profile,
+    the rules and terms since 2026-12-03): with the twelve final runs as baselines the same one flag; with one
+    baseline 9 flags in 9 of 36 comparisons (11 in 11 before); between themselves 2 in 2 (3 in 3)."""
+    held = [run_file(ROOT / "results" / "h200" / r) for r in HELD_OUT]
+    finals = [s.path for s in final]
+    assert not {committed(h).context["gpu_uuid"] for h in held} & {
+        r["gpu_uuid"] for r in json.loads(COMMITTED.read_text())["runs"]}
+
+    def flags(*runs):
+        r = call("compare", *runs, "--format", "json")
+        return [b["name"] for b in json.loads(r.stdout)["benchmarks"] if b["verdict"] in (noise.SLOWER, noise.FASTER)]
+
+    assert [flags(*finals, h) for h in held] == [[], ["link/h2d/pinned/sm/bytes:1073741824"], []]
+    one = [flags(b, h) for h in held for b in finals]
+    assert (sum(map(bool, one)), sum(map(len, one))) == (9, 9)
+    between = [flags(a, b) for a in held for b in held if a != b]
+    assert (sum(map(bool, between)), sum(map(len, between))) == (2, 2)
+
+
 @pytest.mark.usefixtures("rules_before_split_batch")
 def test_without_profile(final):
     assert pinned(noise.configurations(final, "pairs"), None) == NONE
