@@ -249,6 +249,16 @@ def test_seven_gpus_in_the_committed_profile():
     assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu") == (0, 0, 0.03)
 
 
+def test_a_gpu_of_a_board_the_committed_profile_never_saw():
+    """Out of sample: GPU-f0cce4bc (f7d5a8fb, board 965-2G520-0041-000, run after the 49-GPU profile was made and
+    kept out of it) with the seven f7d5a8fb GPUs: of the 56 ordered pairs only its own 14 are out of sample; one
+    flag (pinned 256 MiB host copies, +9.2 % against 9.0 %), against 14 in 5 of its pairs with the judgement
+    before (129 in 30 over all 56)."""
+    runs = (run_file(H200 / "20261203T174357Z"),) + NEW_GPUS + FOUR_MORE_GPUS
+    assert across_default(runs, "--pairs", "cross-gpu") == (1, 1, 0.0306)
+    assert across_default(runs, "--pairs", "cross-gpu", *OLD, "--measured-floor", "0.05") == (129, 30, 0.05)
+
+
 def across_default(runs, *args):
     r = call("detection", *runs, *args, "--format", "json")
     assert r.returncode == 0, r.stderr
