@@ -446,8 +446,9 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
     contender. detection_rate judges only the benchmarks it planted a slowdown in."""
     rows = []
     profile, profile_range = profile or {}, profile_range or {}
-    lone = max(lone_launch(s) for s in list(baselines) + [contender])
+    # 0 where every run is gated or the term is off: no benchmark then needs its batches read
     batch = BATCH_TERM if batch is None else batch
+    lone = max(lone_launch(s) for s in list(baselines) + [contender]) if batch else 0.0
     for rec in records:
         if rec.error or metric not in rec.samples:
             continue
@@ -466,7 +467,7 @@ def _compare_records(baselines, contender, records, ref, min_time=MIN_TIME, floo
                   unjudged=bool(unjudged and unjudged(rec.name)),
                   host_bound=bool(host_bound and host_bound(rec.name) and rec.name not in profile),
                   work_change=work_change([b for b, _ in pairs], rec) if metric == TIME else math.nan,
-                  batch_term=batch_change(pairs, rec, lone) if batch else 0.0)
+                  batch_term=batch_change(pairs, rec, lone) if lone else 0.0)
         v = judge(f, rules)
         rows.append(Row(rec.name, v.baseline, v.contender, v.change, v.noise.threshold, v.verdict, short,
                         f.dropped, v.reason, f.clock_change, v.rule, v.noise.source, v.noise.batch))
