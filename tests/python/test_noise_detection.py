@@ -15,6 +15,8 @@ LEGACY = H200 / "noise_profile_legacy.json"
 # 24-GPU profile, no SM placement term, the profile's sigma as it is, the floor 5 % (SETTINGS "default"), no rules
 # split and batch.
 OLD = ("--profile", LEGACY, "--sm-placement", "off", "--gpu-pair-factor", "1") + SKIP_SPLIT_BATCH
+# The same with its floor, 5 % everywhere: the "before" column of the across-GPU tables.
+BEFORE = OLD + ("--measured-floor", "0.05")
 SAME_GPU_RUNS = tuple(run_file(H200 / r) for r in ("20261202T075839Z", "20261202T080432Z", "20261202T080735Z"))
 
 
@@ -220,7 +222,7 @@ def test_the_default_across_gpus_on_six_gpus_of_the_gated_code():
     it at 1008.6 µs, the 13 other runs of the gated and f7d5a8fb codes at 1029.7-1039.2, and the f7d5a8fb GPUs
     gave board -000's part of the profile this benchmark, so the floor there is 3 %, not 5 %."""
     got = {"default": across_default(GATED, "--pairs", "cross-gpu"),
-           "before": across_default(GATED, "--pairs", "cross-gpu", *OLD, "--measured-floor", "0.05")}
+           "before": across_default(GATED, "--pairs", "cross-gpu", *BEFORE)}
     assert got == GATED_IN_SAMPLE
     assert across_default(GATED, "--pairs", "cross-gpu", *PROFILE_42) == GATED_IN_SAMPLE["default"]
     assert across_default(GATED[1:3]) == (3, 1, 0.03)
@@ -233,13 +235,12 @@ def test_seven_gpus_the_42_gpu_profile_never_saw():
     slower, DSM at cluster size 8, pinned 256 MiB host copies, two-line L2 chases), the median threshold 4.03 %
     (their board's part of that profile) against 5 %; the four of board -001 flag 4 in 2 of 12 pairs (pinned
     256 MiB host copies) against 27 in 8; all seven 44 in 10 of 42 against 115 in 25."""
-    before = (*OLD, "--measured-floor", "0.05")
     assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (36, 6, 0.0403)
-    assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *before) == (35, 6, 0.05)
+    assert across_default(NEW_GPUS, "--pairs", "cross-gpu", *BEFORE) == (35, 6, 0.05)
     assert across_default(FOUR_MORE_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (4, 2, 0.03)
-    assert across_default(FOUR_MORE_GPUS, "--pairs", "cross-gpu", *before) == (27, 8, 0.05)
+    assert across_default(FOUR_MORE_GPUS, "--pairs", "cross-gpu", *BEFORE) == (27, 8, 0.05)
     assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu", *PROFILE_42) == (44, 10, 0.0336)
-    assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu", *before) == (115, 25, 0.05)
+    assert across_default(NEW_GPUS + FOUR_MORE_GPUS, "--pairs", "cross-gpu", *BEFORE) == (115, 25, 0.05)
 
 
 def test_seven_gpus_in_the_committed_profile():
@@ -256,7 +257,7 @@ def test_a_gpu_of_a_board_the_committed_profile_never_saw():
     before (129 in 30 over all 56)."""
     runs = (run_file(H200 / "20261203T174357Z"),) + NEW_GPUS + FOUR_MORE_GPUS
     assert across_default(runs, "--pairs", "cross-gpu") == (1, 1, 0.0306)
-    assert across_default(runs, "--pairs", "cross-gpu", *OLD, "--measured-floor", "0.05") == (129, 30, 0.05)
+    assert across_default(runs, "--pairs", "cross-gpu", *BEFORE) == (129, 30, 0.05)
 
 
 def across_default(runs, *args):
